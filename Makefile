@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# svmtune top-level Makefile. The modules themselves are described in Kbuild
+# files; this file only drives kbuild and the test tools.
+#
+#   make                       build the modules against the test kernel
+#   make KDIR=/lib/modules/$(uname -r)/build
+#                              build them against another configured tree
+#   make check                 build everything, run every test in the VM
+#   make run                   boot the VM and show what svmtune does
+#   make help                  all targets
+
+KVER ?= 6.12
+export KVER
+
+# KDIR is the configured kernel tree to build against. When it is not given,
+# the svmtune test kernel is used; tools/testvm/build-kernel builds it on
+# first use (15-30 minutes) and then returns its cached tree at once.
+# (The $(eval) makes the lookup happen once, and only for targets that use it.)
+ifeq ($(origin KDIR),undefined)
+KDIR = $(eval KDIR := $(shell $(CURDIR)/tools/testvm/build-kernel))$(KDIR)
+endif
+
+MAKEFLAGS += --no-print-directory
+
+all: modules
+
+modules:
+	@test -f "$(KDIR)/Makefile" || \
+		{ echo "KDIR='$(KDIR)' is not a kernel tree (pass KDIR=/lib/modules/<release>/build)"; exit 1; }
+	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules
+
+kernel:
+	tools/testvm/build-kernel
+
+selftests:
+	$(MAKE) -C selftests/svmtune KSRC="$(KDIR)"
+
+check:
+	tools/check
+
+run:
+	tools/run-demo
+
+# Removes what kbuild leaves in the tree without needing a kernel tree.
+clean:
+	find drivers \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name 'modules.order' -o -name '.*.d' \) -delete
+	rm -f Module.symvers modules.order
+	rm -rf .tmp_versions
+	$(MAKE) -C selftests/svmtune clean KSRC=unused
+
+help:
+	@echo 'Targets:'
+	@echo '  modules (default)  build svmtune modules against KDIR (default: the test kernel)'
+	@echo '  kernel             build or find the cached test kernel (KVER=6.12 or 6.1)'
+	@echo '  selftests          build the kselftests against KDIR'
+	@echo '  check              build everything and run every test in the test VM'
+	@echo '  run                boot the test VM, load svmtune and show what it does'
+	@echo '  clean              remove build products'
+	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
+
+.PHONY: all modules kernel selftests check run clean help

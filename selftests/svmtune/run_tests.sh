@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run svmtune's selftests inside the test VM and print, after each
+# program's own TAP output, one normalised line per test case:
+#   svmtune-test PASS|FAIL|SKIP <program>:<test> [reason]
+# tools/check counts those lines. A program that exits with an error and
+# reports no failed test gets a FAIL line of its own, so a crash is never
+# lost.
+#
+# Usage: run_tests.sh [PROGRAM...]   (default: all, in a fixed order)
+# Exit status: 1 if any test failed, else 0.
+
+dir=$(dirname "$0")
+status=0
+progs=${*:-"svmtune_core_test svmtune_module_test"}
+
+for p in $progs; do
+	echo "# ---- $p"
+	out=/tmp/$p.tap
+	"$dir/$p" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	grep -q '^not ok [0-9]' "$out" && status=1
+	[ "$rc" != 0 ] && [ "$rc" != 4 ] && status=1
+	awk -v prog="$p" -v rc="$rc" '
+		/^ok [0-9]+ / {
+			n++
+			if ($0 ~ /# SKIP/) {
+				reason = $0
+				sub(/.*# SKIP */, "", reason)
+				print "svmtune-test SKIP " prog ":" $3 " " reason
+			} else {
+				print "svmtune-test PASS " prog ":" $3
+			}
+		}
+		/^not ok [0-9]+ / { n++; failed++; print "svmtune-test FAIL " prog ":" $4 }
+		END {
+			if (rc != 0 && failed == 0 && !(rc == 4 && n > 0))
+				print "svmtune-test FAIL " prog ":exit-status exited " rc " without reporting a failed test"
+			if (n == 0 && rc == 0)
+				print "svmtune-test FAIL " prog ":no-tests ran no test"
+		}' "$out"
+done
+exit $status
