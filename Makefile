@@ -39,6 +39,9 @@ selftests:
 check:
 	tools/check
 
+lint:
+	KDIR="$(KDIR)" tools/lint
+
 run:
 	tools/run-demo
 
@@ -56,8 +59,9 @@ help:
 	@echo '  kernel             build or find the cached test kernel (KVER=6.12 or 6.1)'
 	@echo '  selftests          build the kselftests against KDIR'
 	@echo '  check              build everything and run every test in the test VM'
+	@echo '  lint               checkpatch, sparse and kernel-doc on every source file'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check run clean help
+.PHONY: all modules kernel selftests check lint run clean help
