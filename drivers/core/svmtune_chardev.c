@@ -10,21 +10,32 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "svmtune_internal.h"
 
-/* Feature bits reported by SVMTUNE_IOC_VERSION: none defined yet. */
-#define SVMTUNE_FEATURES	0ULL
+/* Feature bits reported by SVMTUNE_IOC_VERSION. */
+#define SVMTUNE_FEATURES	(SVMTUNE_FEATURE_RANGE_POLICY | \
+				 SVMTUNE_FEATURE_STATS | \
+				 SVMTUNE_FEATURE_DEVICES)
 
 /* Room for the argument of any ioctl, as the running kernel knows it. */
 union svmtune_ioctl_arg {
 	struct svmtune_version version;
+	struct svmtune_range_policy range_policy;
+	struct svmtune_process_policy process_policy;
+	struct svmtune_stats stats;
+	struct svmtune_device_info device;
 };
 
 typedef long (*svmtune_ioctl_fn)(struct file *file, void *arg);
@@ -63,9 +74,348 @@ static long svmtune_ioctl_version(struct file *file, void *data)
 	return 0;
 }
 
+/*
+ * The address space a policy or stats ioctl is about: the caller's for
+ * pid 0 or the caller's own pid; another process's only with
+ * CAP_SYS_ADMIN. Returns it with its users referenced (mmput() it).
+ */
+static struct mm_struct *svmtune_target_mm(u32 pid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *p;
+
+	if (!pid)
+		return get_task_mm(current) ?: ERR_PTR(-EINVAL);
+	if (pid > INT_MAX)
+		return ERR_PTR(-EINVAL);
+
+	p = find_get_pid(pid);
+	task = p ? get_pid_task(p, PIDTYPE_PID) : NULL;
+	put_pid(p);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!mm)
+		return ERR_PTR(-EINVAL);	/* a kernel thread, or exiting */
+	if (mm != current->mm && !capable(CAP_SYS_ADMIN)) {
+		mmput(mm);
+		return ERR_PTR(-EPERM);
+	}
+	return mm;
+}
+
+static int svmtune_check_policy(u32 set, u32 granularity, u32 preferred_loc,
+				u32 access)
+{
+	if (!set || (set & ~SVMTUNE_POLICY_ALL))
+		return -EINVAL;
+	if ((set & SVMTUNE_POLICY_GRANULARITY) &&
+	    granularity != SVMTUNE_GRANULARITY_UNSET &&
+	    (granularity < SVMTUNE_GRANULARITY_MIN ||
+	     granularity > SVMTUNE_GRANULARITY_MAX))
+		return -EINVAL;
+	if ((set & SVMTUNE_POLICY_ACCESS) && access > SVMTUNE_ACCESS_READ_MOSTLY)
+		return -EINVAL;
+	if ((set & SVMTUNE_POLICY_PREFERRED_LOC) &&
+	    preferred_loc != SVMTUNE_LOC_UNSET &&
+	    preferred_loc != SVMTUNE_LOC_SYSTEM) {
+		if (preferred_loc > SVMTUNE_LOC_MAX_DEVICE)
+			return -EINVAL;
+		if (!svmtune_device_exists(preferred_loc))
+			return -ENODEV;
+	}
+	return 0;
+}
+
+/* start and size: page-aligned, nonzero, no wrap, inside user space. */
+static int svmtune_check_span(u64 start, u64 size)
+{
+	if (!size || !PAGE_ALIGNED(start) || !PAGE_ALIGNED(size))
+		return -EINVAL;
+	if (start + size < start || start + size > TASK_SIZE_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/* Is [start, end) covered by VMAs, without holes? mmap_lock held. */
+static bool svmtune_span_mapped(struct mm_struct *mm, unsigned long start,
+				unsigned long end)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr = start;
+
+	while (addr < end) {
+		vma = vma_lookup(mm, addr);
+		if (!vma)
+			return false;
+		addr = vma->vm_end;
+	}
+	return true;
+}
+
+static long svmtune_ioctl_set_policy(struct file *file, void *data)
+{
+	struct svmtune_range_policy *arg = data;
+	struct svmtune_policy pol;
+	struct svmtune_mm *smm;
+	struct mm_struct *mm;
+	long ret;
+
+	if (arg->flags || arg->extent_end || arg->eff_granularity ||
+	    arg->eff_preferred_loc || arg->eff_access || arg->reserved0 ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	ret = svmtune_check_span(arg->start, arg->size);
+	if (ret)
+		return ret;
+	ret = svmtune_check_policy(arg->set, arg->granularity,
+				   arg->preferred_loc, arg->access);
+	if (ret)
+		return ret;
+
+	mm = svmtune_target_mm(arg->pid);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	smm = svmtune_mm_get(mm);
+	if (IS_ERR(smm)) {
+		ret = PTR_ERR(smm);
+		goto out_mmput;
+	}
+
+	pol.granularity = arg->granularity;
+	pol.preferred_loc = arg->preferred_loc;
+	pol.access = arg->access;
+
+	mmap_read_lock(mm);
+	if (!svmtune_span_mapped(mm, arg->start, arg->start + arg->size))
+		ret = -EFAULT;
+	else
+		ret = svmtune_range_set(smm, arg->start, arg->start + arg->size,
+					arg->set, &pol);
+	mmap_read_unlock(mm);
+	svmtune_mm_refill_spare(smm);
+out_mmput:
+	mmput(mm);
+	return ret;
+}
+
+static long svmtune_ioctl_get_policy(struct file *file, void *data)
+{
+	struct svmtune_range_policy *arg = data;
+	struct svmtune_range *range = NULL;
+	struct svmtune_policy eff;
+	struct svmtune_mm *smm;
+	struct mm_struct *mm;
+	u64 end;
+	long ret;
+
+	if (arg->flags || arg->set || arg->granularity || arg->preferred_loc ||
+	    arg->access || arg->extent_end || arg->eff_granularity ||
+	    arg->eff_preferred_loc || arg->eff_access || arg->reserved0 ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	ret = svmtune_check_span(arg->start, arg->size);
+	if (ret)
+		return ret;
+	mm = svmtune_target_mm(arg->pid);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+
+	end = arg->start + arg->size;
+	smm = svmtune_mm_find(mm);
+	if (smm) {
+		spin_lock(&smm->lock);
+		range = svmtune_range_find(smm, arg->start);
+		if (range) {
+			end = min_t(u64, end, range->end);
+		} else {
+			range = svmtune_range_next(smm, arg->start);
+			if (range)
+				end = min_t(u64, end, range->start);
+			range = NULL;
+		}
+	}
+	svmtune_policy_effective(smm, range, &eff);
+	arg->granularity = range ? range->pol.granularity : SVMTUNE_GRANULARITY_UNSET;
+	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
+	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
+	if (smm)
+		spin_unlock(&smm->lock);
+
+	arg->extent_end = end;
+	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
+			       eff.granularity : READ_ONCE(svmtune_granularity);
+	arg->eff_preferred_loc = eff.preferred_loc;
+	arg->eff_access = eff.access;
+	mmput(mm);
+	return 0;
+}
+
+static long svmtune_ioctl_set_process_policy(struct file *file, void *data)
+{
+	struct svmtune_process_policy *arg = data;
+	struct svmtune_policy pol;
+	struct svmtune_mm *smm;
+	struct mm_struct *mm;
+	long ret;
+
+	if (arg->flags || memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	ret = svmtune_check_policy(arg->set, arg->granularity,
+				   arg->preferred_loc, arg->access);
+	if (ret)
+		return ret;
+	mm = svmtune_target_mm(arg->pid);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	smm = svmtune_mm_get(mm);
+	if (IS_ERR(smm)) {
+		ret = PTR_ERR(smm);
+	} else {
+		pol.granularity = arg->granularity;
+		pol.preferred_loc = arg->preferred_loc;
+		pol.access = arg->access;
+		spin_lock(&smm->lock);
+		svmtune_policy_apply(&smm->defaults, arg->set, &pol);
+		spin_unlock(&smm->lock);
+	}
+	mmput(mm);
+	return ret;
+}
+
+static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
+{
+	struct svmtune_process_policy *arg = data;
+	struct svmtune_mm *smm;
+	struct mm_struct *mm;
+
+	if (arg->flags || arg->set || arg->granularity || arg->preferred_loc ||
+	    arg->access || memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	mm = svmtune_target_mm(arg->pid);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	arg->granularity = SVMTUNE_GRANULARITY_UNSET;
+	arg->preferred_loc = SVMTUNE_LOC_UNSET;
+	arg->access = SVMTUNE_ACCESS_UNSET;
+	smm = svmtune_mm_find(mm);
+	if (smm) {
+		spin_lock(&smm->lock);
+		arg->granularity = smm->defaults.granularity;
+		arg->preferred_loc = smm->defaults.preferred_loc;
+		arg->access = smm->defaults.access;
+		spin_unlock(&smm->lock);
+	}
+	mmput(mm);
+	return 0;
+}
+
+/**
+ * svmtune_counters_to_user() - convert engine counters to the uapi layout
+ * @counters: SVMTUNE_NR_COUNTERS values in enum svmtune_counter order
+ * @out: the uapi struct, reserved fields zeroed
+ */
+void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gpu_faults = counters[SVMTUNE_CNT_GPU_FAULTS];
+	out->cpu_faults = counters[SVMTUNE_CNT_CPU_FAULTS];
+	out->pages_to_device = counters[SVMTUNE_CNT_PAGES_TO_DEVICE];
+	out->pages_to_system = counters[SVMTUNE_CNT_PAGES_TO_SYSTEM];
+	out->bytes_to_device = out->pages_to_device << PAGE_SHIFT;
+	out->bytes_to_system = out->pages_to_system << PAGE_SHIFT;
+	out->remote_pages = counters[SVMTUNE_CNT_REMOTE_PAGES];
+	out->waste_pages = counters[SVMTUNE_CNT_WASTE_PAGES];
+	out->fallback_pages = counters[SVMTUNE_CNT_FALLBACK_PAGES];
+	out->window_pages = counters[SVMTUNE_CNT_WINDOW_PAGES];
+}
+
+static long svmtune_ioctl_get_stats(struct file *file, void *data)
+{
+	struct svmtune_stats *arg = data;
+	u64 counters[SVMTUNE_NR_COUNTERS] = { 0 };
+	struct svmtune_range *range;
+	struct svmtune_mm *smm;
+	struct mm_struct *mm;
+	long ret = 0;
+
+	if (arg->flags || arg->reserved0 || arg->range_start || arg->range_end ||
+	    memchr_inv(&arg->counters, 0, sizeof(arg->counters)) ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+
+	switch (arg->scope) {
+	case SVMTUNE_STATS_DEVICE:
+		if (arg->addr)
+			return -EINVAL;
+		ret = svmtune_device_counters(arg->id, counters);
+		break;
+	case SVMTUNE_STATS_PROCESS:
+	case SVMTUNE_STATS_RANGE:
+		if (arg->scope == SVMTUNE_STATS_PROCESS && arg->addr)
+			return -EINVAL;
+		mm = svmtune_target_mm(arg->id);
+		if (IS_ERR(mm))
+			return PTR_ERR(mm);
+		smm = svmtune_mm_find(mm);
+		if (smm) {
+			spin_lock(&smm->lock);
+			if (arg->scope == SVMTUNE_STATS_PROCESS) {
+				memcpy(counters, smm->counters, sizeof(counters));
+			} else {
+				range = svmtune_range_find(smm, arg->addr);
+				if (range) {
+					memcpy(counters, range->counters, sizeof(counters));
+					arg->range_start = range->start;
+					arg->range_end = range->end;
+				} else {
+					ret = -ENOENT;
+				}
+			}
+			spin_unlock(&smm->lock);
+		} else if (arg->scope == SVMTUNE_STATS_RANGE) {
+			ret = -ENOENT;
+		}
+		mmput(mm);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!ret)
+		svmtune_counters_to_user(counters, &arg->counters);
+	return ret;
+}
+
+static long svmtune_ioctl_get_device(struct file *file, void *data)
+{
+	struct svmtune_device_info *arg = data;
+
+	if (arg->flags || memchr_inv(arg->name, 0, sizeof(arg->name)) ||
+	    arg->mem_bytes || arg->mem_free_bytes ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	if (!arg->id || arg->id > SVMTUNE_LOC_MAX_DEVICE)
+		return -EINVAL;
+	return svmtune_device_info(arg->id, arg);
+}
+
 static const struct svmtune_ioctl_desc svmtune_ioctls[] = {
 	SVMTUNE_IOCTL(SVMTUNE_IOC_VERSION, struct svmtune_version, reserved,
 		      svmtune_ioctl_version),
+	SVMTUNE_IOCTL(SVMTUNE_IOC_SET_POLICY, struct svmtune_range_policy,
+		      reserved, svmtune_ioctl_set_policy),
+	SVMTUNE_IOCTL(SVMTUNE_IOC_GET_POLICY, struct svmtune_range_policy,
+		      reserved, svmtune_ioctl_get_policy),
+	SVMTUNE_IOCTL(SVMTUNE_IOC_SET_PROCESS_POLICY, struct svmtune_process_policy,
+		      reserved, svmtune_ioctl_set_process_policy),
+	SVMTUNE_IOCTL(SVMTUNE_IOC_GET_PROCESS_POLICY, struct svmtune_process_policy,
+		      reserved, svmtune_ioctl_get_process_policy),
+	SVMTUNE_IOCTL(SVMTUNE_IOC_GET_STATS, struct svmtune_stats, reserved,
+		      svmtune_ioctl_get_stats),
+	SVMTUNE_IOCTL(SVMTUNE_IOC_GET_DEVICE, struct svmtune_device_info,
+		      reserved, svmtune_ioctl_get_device),
 };
 
 /*

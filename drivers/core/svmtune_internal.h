@@ -5,18 +5,142 @@
 #ifndef _SVMTUNE_INTERNAL_H
 #define _SVMTUNE_INTERNAL_H
 
+#include <linux/hashtable.h>
+#include <linux/mmu_notifier.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
 #include <linux/stringify.h>
 #include <linux/types.h>
 #include <linux/svmtune.h>
+#include <svmtune/backend.h>
 
 #define SVMTUNE_VERSION_STRING __stringify(SVMTUNE_VERSION_MAJOR) "." \
 			       __stringify(SVMTUNE_VERSION_MINOR) "." \
 			       __stringify(SVMTUNE_VERSION_PATCH)
 
+/* Most policy ranges one address space may hold. */
+#define SVMTUNE_MAX_RANGES	65536
+
+/**
+ * struct svmtune_policy - the policy fields of a range or a process
+ * @granularity: log2 bytes, or %SVMTUNE_GRANULARITY_UNSET
+ * @access: SVMTUNE_ACCESS_*
+ * @preferred_loc: SVMTUNE_LOC_*, a device id, or %SVMTUNE_LOC_UNSET
+ */
+struct svmtune_policy {
+	u8 granularity;
+	u8 access;
+	u32 preferred_loc;
+};
+
+/**
+ * struct svmtune_adaptive - adaptive granularity state of one range
+ * @shift: the window size now, log2 bytes
+ * @seq: consecutive faults that continued the previous window
+ * @sparse: consecutive faults that did not
+ * @next: end of the previous window; a fault there is sequential
+ * @last_window: size of the previous window in pages, to judge waste
+ */
+struct svmtune_adaptive {
+	u8 shift;
+	u8 seq;
+	u8 sparse;
+	unsigned long next;
+	unsigned long last_window;
+};
+
+/**
+ * struct svmtune_range - a part of an address space with one policy
+ * @node: in svmtune_mm.ranges, ordered by address; ranges never overlap
+ * @start: first byte, page-aligned
+ * @end: end, page-aligned, > @start
+ * @pol: the policy set on it (fields UNSET where nothing was set)
+ * @ad: adaptive granularity state
+ * @counters: what happened in it, SVMTUNE_CNT_* order
+ *
+ * Protected by the owning svmtune_mm's lock.
+ */
+struct svmtune_range {
+	struct rb_node node;
+	unsigned long start;
+	unsigned long end;
+	struct svmtune_policy pol;
+	struct svmtune_adaptive ad;
+	u64 counters[SVMTUNE_NR_COUNTERS];
+};
+
+/**
+ * struct svmtune_mm - what the engine keeps about one address space
+ * @mn: from mmu_notifier_get(); lives until the address space is torn down
+ *	(->release) and an SRCU grace period passed
+ * @hnode: in the mm hash table, removed at ->release
+ * @mm: the address space (not referenced: valid while @mn is registered)
+ * @lock: protects everything below
+ * @ranges: the policy ranges, an rbtree ordered by address
+ * @nr_ranges: how many
+ * @defaults: the process-wide policy
+ * @counters: what happened in the whole address space
+ * @spare: a preallocated range for the split an unmap may need
+ */
+struct svmtune_mm {
+	struct mmu_notifier mn;
+	struct hlist_node hnode;
+	struct mm_struct *mm;
+	spinlock_t lock;
+	struct rb_root ranges;
+	unsigned long nr_ranges;
+	struct svmtune_policy defaults;
+	u64 counters[SVMTUNE_NR_COUNTERS];
+	struct svmtune_range *spare;
+};
+
+/* svmtune_mm.c */
+int svmtune_mm_init(void);
+void svmtune_mm_exit(void);
+struct svmtune_mm *svmtune_mm_find(struct mm_struct *mm);
+struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm);
+struct svmtune_range *svmtune_range_find(struct svmtune_mm *smm,
+					 unsigned long addr);
+struct svmtune_range *svmtune_range_next(struct svmtune_mm *smm,
+					 unsigned long addr);
+int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
+		      unsigned long end, u32 set,
+		      const struct svmtune_policy *pol);
+struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
+					     unsigned long addr,
+					     unsigned long lo,
+					     unsigned long hi,
+					     struct svmtune_range **prealloc);
+struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
+void svmtune_range_free(struct svmtune_range *range);
+void svmtune_mm_refill_spare(struct svmtune_mm *smm);
+
+/* svmtune_policy.c */
+extern unsigned int svmtune_granularity;
+extern bool svmtune_adaptive;
+extern unsigned int svmtune_adaptive_min;
+extern unsigned int svmtune_adaptive_max;
+extern struct mutex svmtune_knob_lock;
+void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
+			  const struct svmtune_policy *src);
+void svmtune_policy_effective(const struct svmtune_mm *smm,
+			      const struct svmtune_range *range,
+			      struct svmtune_policy *eff);
+void svmtune_adaptive_init(struct svmtune_adaptive *ad);
+
+/* svmtune_device.c */
+int svmtune_device_info(u32 id, struct svmtune_device_info *info);
+int svmtune_device_counters(u32 id, u64 *counters);
+void svmtune_device_counters_sum(u64 *counters);
+bool svmtune_device_exists(u32 id);
+
+/* svmtune_sysfs.c */
 int svmtune_sysfs_init(void);
 void svmtune_sysfs_exit(void);
 
+/* svmtune_chardev.c */
 int svmtune_chardev_init(void);
 void svmtune_chardev_exit(void);
+void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out);
 
 #endif /* _SVMTUNE_INTERNAL_H */

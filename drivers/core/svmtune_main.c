@@ -16,9 +16,13 @@ static int __init svmtune_init(void)
 {
 	int ret;
 
-	ret = svmtune_sysfs_init();
+	ret = svmtune_mm_init();
 	if (ret)
 		return ret;
+
+	ret = svmtune_sysfs_init();
+	if (ret)
+		goto err_mm_exit;
 
 	ret = svmtune_chardev_init();
 	if (ret)
@@ -29,6 +33,8 @@ static int __init svmtune_init(void)
 
 err_sysfs_exit:
 	svmtune_sysfs_exit();
+err_mm_exit:
+	svmtune_mm_exit();
 	return ret;
 }
 
@@ -36,6 +42,7 @@ static void __exit svmtune_exit(void)
 {
 	svmtune_chardev_exit();
 	svmtune_sysfs_exit();
+	svmtune_mm_exit();
 	pr_info("unloaded\n");
 }
 

@@ -3,11 +3,18 @@
  * svmtune core: the /sys/kernel/svmtune/ directory.
  *
  * Every file is documented in Documentation/ABI/testing/sysfs-kernel-svmtune.
- * No file is ever writable by group or others.
+ * Knobs are writable by root only (0644, and the store checks
+ * CAP_SYS_ADMIN); no file is ever writable by group or others. A rejected
+ * write changes nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/ctype.h>
 #include <linux/kobject.h>
+#include <linux/log2.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "svmtune_internal.h"
@@ -21,8 +28,186 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute version_attr = __ATTR_RO(version);
 
+/**
+ * svmtune_parse_size_shift() - parse a power-of-two size knob
+ * @buf: "<digits>[K|M|G]" with an optional trailing newline
+ * @shift: the size as log2 bytes, on success
+ *
+ * Return: 0, or -EINVAL if @buf is not such a size, is not a power of two,
+ * or is outside %SVMTUNE_GRANULARITY_MIN..%SVMTUNE_GRANULARITY_MAX.
+ */
+static int svmtune_parse_size_shift(const char *buf, unsigned int *shift)
+{
+	unsigned long long val = 0;
+	unsigned int mult = 0;
+	const char *p = buf;
+
+	if (!isdigit(*p))
+		return -EINVAL;
+	for (; isdigit(*p); p++) {
+		if (val > (1ULL << 40))
+			return -EINVAL;
+		val = val * 10 + (*p - '0');
+	}
+	switch (*p) {
+	case 'K': case 'k':
+		mult = 10;
+		break;
+	case 'M': case 'm':
+		mult = 20;
+		break;
+	case 'G': case 'g':
+		mult = 30;
+		break;
+	}
+	if (mult)
+		p++;
+	if (*p == '\n')
+		p++;
+	if (*p || !val || !is_power_of_2(val))
+		return -EINVAL;
+	val = ilog2(val) + mult;
+	if (val < SVMTUNE_GRANULARITY_MIN || val > SVMTUNE_GRANULARITY_MAX)
+		return -EINVAL;
+	*shift = val;
+	return 0;
+}
+
+static ssize_t svmtune_emit_shift(char *buf, unsigned int shift)
+{
+	static const char suffix[] = { 'K', 'M', 'G' };
+
+	return sysfs_emit(buf, "%lu%c\n", 1UL << (shift % 10), suffix[shift / 10 - 1]);
+}
+
+static ssize_t granularity_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return svmtune_emit_shift(buf, READ_ONCE(svmtune_granularity));
+}
+
+static ssize_t granularity_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int shift;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = svmtune_parse_size_shift(buf, &shift);
+	if (ret)
+		return ret;
+	WRITE_ONCE(svmtune_granularity, shift);
+	return count;
+}
+static struct kobj_attribute granularity_attr = __ATTR_RW_MODE(granularity, 0644);
+
+static ssize_t adaptive_min_granularity_show(struct kobject *kobj,
+					     struct kobj_attribute *attr,
+					     char *buf)
+{
+	return svmtune_emit_shift(buf, READ_ONCE(svmtune_adaptive_min));
+}
+
+static ssize_t adaptive_max_granularity_show(struct kobject *kobj,
+					     struct kobj_attribute *attr,
+					     char *buf)
+{
+	return svmtune_emit_shift(buf, READ_ONCE(svmtune_adaptive_max));
+}
+
+/* The adaptive bounds must keep min <= max: both change under one lock. */
+static ssize_t svmtune_store_adaptive_bound(const char *buf, size_t count,
+					    bool is_min)
+{
+	unsigned int shift;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = svmtune_parse_size_shift(buf, &shift);
+	if (ret)
+		return ret;
+	mutex_lock(&svmtune_knob_lock);
+	if (is_min ? shift > svmtune_adaptive_max : shift < svmtune_adaptive_min) {
+		ret = -EINVAL;
+	} else if (is_min) {
+		WRITE_ONCE(svmtune_adaptive_min, shift);
+	} else {
+		WRITE_ONCE(svmtune_adaptive_max, shift);
+	}
+	mutex_unlock(&svmtune_knob_lock);
+	return ret ?: count;
+}
+
+static ssize_t adaptive_min_granularity_store(struct kobject *kobj,
+					      struct kobj_attribute *attr,
+					      const char *buf, size_t count)
+{
+	return svmtune_store_adaptive_bound(buf, count, true);
+}
+
+static ssize_t adaptive_max_granularity_store(struct kobject *kobj,
+					      struct kobj_attribute *attr,
+					      const char *buf, size_t count)
+{
+	return svmtune_store_adaptive_bound(buf, count, false);
+}
+static struct kobj_attribute adaptive_min_granularity_attr =
+	__ATTR_RW_MODE(adaptive_min_granularity, 0644);
+static struct kobj_attribute adaptive_max_granularity_attr =
+	__ATTR_RW_MODE(adaptive_max_granularity, 0644);
+
+static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(svmtune_adaptive) ? "adaptive" : "fixed");
+}
+
+static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "fixed"))
+		WRITE_ONCE(svmtune_adaptive, false);
+	else if (sysfs_streq(buf, "adaptive"))
+		WRITE_ONCE(svmtune_adaptive, true);
+	else
+		return -EINVAL;
+	return count;
+}
+static struct kobj_attribute policy_attr = __ATTR_RW_MODE(policy, 0644);
+
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	u64 counters[SVMTUNE_NR_COUNTERS];
+	struct svmtune_counters c;
+
+	svmtune_device_counters_sum(counters);
+	svmtune_counters_to_user(counters, &c);
+	return sysfs_emit(buf,
+			  "gpu_faults %llu\ncpu_faults %llu\n"
+			  "pages_to_device %llu\npages_to_system %llu\n"
+			  "bytes_to_device %llu\nbytes_to_system %llu\n"
+			  "remote_pages %llu\nwaste_pages %llu\n"
+			  "fallback_pages %llu\nwindow_pages %llu\n",
+			  c.gpu_faults, c.cpu_faults, c.pages_to_device,
+			  c.pages_to_system, c.bytes_to_device, c.bytes_to_system,
+			  c.remote_pages, c.waste_pages, c.fallback_pages,
+			  c.window_pages);
+}
+static struct kobj_attribute stats_attr = __ATTR_RO(stats);
+
 static struct attribute *svmtune_attrs[] = {
 	&version_attr.attr,
+	&granularity_attr.attr,
+	&policy_attr.attr,
+	&adaptive_min_granularity_attr.attr,
+	&adaptive_max_granularity_attr.attr,
+	&stats_attr.attr,
 	NULL,
 };
 

@@ -20,51 +20,11 @@
 #include <linux/svmtune.h>
 
 #include "kselftest_harness.h"
-
-#define SVMTUNE_DEV		"/dev/svmtune"
-#define SVMTUNE_SYSFS		"/sys/kernel/svmtune"
-#define UNPRIVILEGED_UID	65534
+#include "svmtune_test_util.h"
 
 /* SVMTUNE_IOC_VERSION with a caller-chosen struct size. */
 #define VERSION_CMD_SIZED(size) \
 	_IOC(_IOC_READ | _IOC_WRITE, SVMTUNE_IOC_MAGIC, 0x00, (size))
-
-static int read_sysfs(const char *name, char *buf, size_t len)
-{
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), SVMTUNE_SYSFS "/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* Run @fn in a child that dropped root; return the child's exit status. */
-static int run_unprivileged(int (*fn)(void))
-{
-	int status;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (setgid(UNPRIVILEGED_UID) || setuid(UNPRIVILEGED_UID))
-			_exit(100);
-		_exit(fn());
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 FIXTURE(dev)
 {
@@ -105,6 +65,9 @@ TEST_F(dev, version_reports_header_version)
 	EXPECT_EQ(0, ver.flags);
 	EXPECT_EQ(0, ver.reserved[0]);
 	EXPECT_EQ(0, ver.reserved[1]);
+	EXPECT_EQ(0, ver.features & ~(SVMTUNE_FEATURE_RANGE_POLICY | SVMTUNE_FEATURE_STATS |
+				      SVMTUNE_FEATURE_DEVICES));
+	EXPECT_TRUE(ver.features & SVMTUNE_FEATURE_RANGE_POLICY);
 }
 
 TEST_F(dev, version_matches_sysfs)
@@ -113,7 +76,7 @@ TEST_F(dev, version_matches_sysfs)
 	char buf[64], want[64];
 
 	ASSERT_EQ(0, ioctl(self->fd, SVMTUNE_IOC_VERSION, &ver));
-	ASSERT_EQ(0, read_sysfs("version", buf, sizeof(buf)));
+	ASSERT_EQ(0, svmtune_read_sysfs("version", buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "%u.%u.%u\n", ver.major, ver.minor, ver.patch);
 	EXPECT_STREQ(want, buf);
 }
@@ -187,7 +150,8 @@ TEST_F(dev, unknown_command_number_enotty)
 	struct svmtune_version ver = { 0 };
 	unsigned int nr;
 
-	for (nr = 1; nr < 256; nr++) {
+	/* 0x00 to 0x06 are defined; every other number is unknown. */
+	for (nr = 0x07; nr < 256; nr++) {
 		errno = 0;
 		EXPECT_EQ(-1, ioctl(self->fd,
 				    _IOC(_IOC_READ | _IOC_WRITE, SVMTUNE_IOC_MAGIC,
@@ -293,7 +257,7 @@ TEST(unprivileged_user_can_query_version)
 {
 	if (geteuid() != 0)
 		SKIP(return, "needs root to switch to uid %d", UNPRIVILEGED_UID);
-	EXPECT_EQ(0, run_unprivileged(query_version_unprivileged));
+	EXPECT_EQ(0, svmtune_run_unprivileged(query_version_unprivileged));
 }
 
 static int write_sysfs_unprivileged(void)
@@ -309,7 +273,7 @@ TEST(unprivileged_user_cannot_write_sysfs)
 {
 	if (geteuid() != 0)
 		SKIP(return, "needs root to switch to uid %d", UNPRIVILEGED_UID);
-	EXPECT_EQ(0, run_unprivileged(write_sysfs_unprivileged));
+	EXPECT_EQ(0, svmtune_run_unprivileged(write_sysfs_unprivileged));
 }
 
 TEST_HARNESS_MAIN

@@ -43,4 +43,194 @@ struct svmtune_version {
 /* Query the module version and feature bits. */
 #define SVMTUNE_IOC_VERSION	_IOWR(SVMTUNE_IOC_MAGIC, 0x00, struct svmtune_version)
 
+/* Feature bits of struct svmtune_version.features */
+#define SVMTUNE_FEATURE_RANGE_POLICY	(1ULL << 0)	/* SET/GET_POLICY, process policy */
+#define SVMTUNE_FEATURE_STATS		(1ULL << 1)	/* SVMTUNE_IOC_GET_STATS */
+#define SVMTUNE_FEATURE_DEVICES		(1ULL << 2)	/* SVMTUNE_IOC_GET_DEVICE */
+
+/*
+ * Memory locations, for preferred_loc. Devices are numbered from 1 in the
+ * order their backends registered (SVMTUNE_IOC_GET_DEVICE lists them).
+ */
+#define SVMTUNE_LOC_SYSTEM	0u		/* system memory */
+#define SVMTUNE_LOC_MAX_DEVICE	64u		/* the highest device id */
+#define SVMTUNE_LOC_UNSET	0xffffffffu	/* no preference here: inherit */
+
+/* Access modes, for access. */
+#define SVMTUNE_ACCESS_UNSET		0	/* inherit */
+#define SVMTUNE_ACCESS_MIGRATE		1	/* migrate to the faulting processor */
+#define SVMTUNE_ACCESS_REMOTE		2	/* map where it is, never migrate */
+#define SVMTUNE_ACCESS_READ_MOSTLY	3	/* reads map remotely, writes migrate */
+
+/*
+ * Granularity, the size of the block a fault migrates, as log2 of bytes:
+ * 12 (4 KiB) to 30 (1 GiB). 0 means unset: inherit.
+ */
+#define SVMTUNE_GRANULARITY_UNSET	0u
+#define SVMTUNE_GRANULARITY_MIN		12u
+#define SVMTUNE_GRANULARITY_MAX		30u
+
+/* Bits of the set field: which policy fields a SET ioctl changes. */
+#define SVMTUNE_POLICY_GRANULARITY	(1u << 0)
+#define SVMTUNE_POLICY_PREFERRED_LOC	(1u << 1)
+#define SVMTUNE_POLICY_ACCESS		(1u << 2)
+#define SVMTUNE_POLICY_ALL		(SVMTUNE_POLICY_GRANULARITY | \
+					 SVMTUNE_POLICY_PREFERRED_LOC | \
+					 SVMTUNE_POLICY_ACCESS)
+
+/**
+ * struct svmtune_range_policy - argument of %SVMTUNE_IOC_SET_POLICY and
+ *	%SVMTUNE_IOC_GET_POLICY
+ * @start: in: first byte of the range, page-aligned
+ * @size: in: bytes, page-aligned, nonzero, within the user address space
+ * @pid: in: process whose address space is meant; 0 is the caller. Any
+ *	other process needs CAP_SYS_ADMIN.
+ * @flags: in: must be zero
+ * @set: in (SET): SVMTUNE_POLICY_* bits of the fields to change; the other
+ *	fields keep what each part of the range had. Must be nonzero.
+ *	in (GET): must be zero.
+ * @granularity: in/out: log2 bytes or %SVMTUNE_GRANULARITY_UNSET
+ * @preferred_loc: in/out: SVMTUNE_LOC_*, a device id, or %SVMTUNE_LOC_UNSET
+ * @access: in/out: SVMTUNE_ACCESS_*
+ * @extent_end: out (GET): end of the part of the range, from @start, over
+ *	which the policy is the same as at @start
+ * @eff_granularity: out (GET): the granularity in effect at @start once
+ *	process and global defaults are applied
+ * @eff_preferred_loc: out (GET): the preferred location in effect
+ * @eff_access: out (GET): the access mode in effect
+ * @reserved: must be zero
+ *
+ * SET applies the chosen fields to every page of [@start, @start + @size);
+ * GET reports what was set at @start (UNSET where nothing was) and what is
+ * in effect there.
+ */
+struct svmtune_range_policy {
+	__u64 start;
+	__u64 size;
+	__u32 pid;
+	__u32 flags;
+	__u32 set;
+	__u32 granularity;
+	__u32 preferred_loc;
+	__u32 access;
+	__u64 extent_end;
+	__u32 eff_granularity;
+	__u32 eff_preferred_loc;
+	__u32 eff_access;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define SVMTUNE_IOC_SET_POLICY	_IOW(SVMTUNE_IOC_MAGIC, 0x01, struct svmtune_range_policy)
+#define SVMTUNE_IOC_GET_POLICY	_IOWR(SVMTUNE_IOC_MAGIC, 0x02, struct svmtune_range_policy)
+
+/**
+ * struct svmtune_process_policy - argument of
+ *	%SVMTUNE_IOC_SET_PROCESS_POLICY and %SVMTUNE_IOC_GET_PROCESS_POLICY:
+ *	the defaults of one process, used where no range policy is set
+ * @pid: in: 0 is the caller; any other process needs CAP_SYS_ADMIN
+ * @flags: in: must be zero
+ * @set: in (SET): SVMTUNE_POLICY_* bits of the fields to change, nonzero;
+ *	in (GET): must be zero
+ * @granularity: in/out, as in struct svmtune_range_policy
+ * @preferred_loc: in/out
+ * @access: in/out
+ * @reserved: must be zero
+ */
+struct svmtune_process_policy {
+	__u32 pid;
+	__u32 flags;
+	__u32 set;
+	__u32 granularity;
+	__u32 preferred_loc;
+	__u32 access;
+	__u64 reserved[3];
+};
+
+#define SVMTUNE_IOC_SET_PROCESS_POLICY \
+	_IOW(SVMTUNE_IOC_MAGIC, 0x03, struct svmtune_process_policy)
+#define SVMTUNE_IOC_GET_PROCESS_POLICY \
+	_IOWR(SVMTUNE_IOC_MAGIC, 0x04, struct svmtune_process_policy)
+
+/**
+ * struct svmtune_counters - what the policy engine counted
+ * @gpu_faults: device page faults the engine decided
+ * @cpu_faults: CPU faults on device memory the engine decided
+ * @pages_to_device: pages migrated from system memory to a device
+ * @pages_to_system: pages migrated from a device to system memory
+ * @bytes_to_device: bytes migrated to a device
+ * @bytes_to_system: bytes migrated to system memory
+ * @remote_pages: pages a device mapped where they were, without migrating
+ * @waste_pages: pages migrated to a device that left it again without the
+ *	device having touched them
+ * @fallback_pages: pages that were to migrate to a device but could not
+ *	(device memory full, page busy) and were mapped remotely instead
+ * @window_pages: sum over decisions of the window size in pages
+ * @reserved: zero
+ */
+struct svmtune_counters {
+	__u64 gpu_faults;
+	__u64 cpu_faults;
+	__u64 pages_to_device;
+	__u64 pages_to_system;
+	__u64 bytes_to_device;
+	__u64 bytes_to_system;
+	__u64 remote_pages;
+	__u64 waste_pages;
+	__u64 fallback_pages;
+	__u64 window_pages;
+	__u64 reserved[6];
+};
+
+#define SVMTUNE_STATS_DEVICE	1	/* @id is a device id */
+#define SVMTUNE_STATS_PROCESS	2	/* @id is a pid, 0 for the caller */
+#define SVMTUNE_STATS_RANGE	3	/* @id is a pid, @addr inside the range */
+
+/**
+ * struct svmtune_stats - argument of %SVMTUNE_IOC_GET_STATS
+ * @scope: in: SVMTUNE_STATS_*
+ * @id: in: device id or pid, as @scope says
+ * @addr: in (RANGE): an address inside the policy range; must be zero
+ *	otherwise
+ * @flags: in: must be zero
+ * @reserved0: must be zero
+ * @range_start: out (RANGE): start of the policy range
+ * @range_end: out (RANGE): end of the policy range
+ * @counters: out
+ * @reserved: must be zero
+ */
+struct svmtune_stats {
+	__u32 scope;
+	__u32 id;
+	__u64 addr;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 range_start;
+	__u64 range_end;
+	struct svmtune_counters counters;
+	__u64 reserved[2];
+};
+
+#define SVMTUNE_IOC_GET_STATS	_IOWR(SVMTUNE_IOC_MAGIC, 0x05, struct svmtune_stats)
+
+/**
+ * struct svmtune_device_info - argument of %SVMTUNE_IOC_GET_DEVICE
+ * @id: in: device id, 1 to %SVMTUNE_LOC_MAX_DEVICE
+ * @flags: in: must be zero
+ * @name: out: the backend's name for the device, NUL-terminated
+ * @mem_bytes: out: device memory size
+ * @mem_free_bytes: out: device memory not in use
+ * @reserved: must be zero
+ */
+struct svmtune_device_info {
+	__u32 id;
+	__u32 flags;
+	char name[32];
+	__u64 mem_bytes;
+	__u64 mem_free_bytes;
+	__u64 reserved[4];
+};
+
+#define SVMTUNE_IOC_GET_DEVICE	_IOWR(SVMTUNE_IOC_MAGIC, 0x06, struct svmtune_device_info)
+
 #endif /* _UAPI_LINUX_SVMTUNE_H */

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune core: the registry of devices that backends register.
+ *
+ * Device ids are small integers (1 to SVMTUNE_LOC_MAX_DEVICE) so they can
+ * be used as memory locations in policies. The list is protected by
+ * svmtune_devices_lock, a mutex: it changes only on register/unregister and
+ * is read only by ioctls and sysfs, never on a fault path.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "svmtune_internal.h"
+
+static LIST_HEAD(svmtune_devices);
+static DEFINE_MUTEX(svmtune_devices_lock);
+static DEFINE_IDA(svmtune_device_ida);
+
+/**
+ * svmtune_device_register() - make a backend's device known to the engine
+ * @dev: the device; @dev->name, @dev->owner and @dev->ops set by the caller
+ *
+ * Return: 0 and @dev->id set, or -EINVAL, -ENOSPC (all ids in use).
+ */
+int svmtune_device_register(struct svmtune_device *dev)
+{
+	int id, i;
+
+	if (!dev->name || !dev->ops)
+		return -EINVAL;
+	id = ida_alloc_range(&svmtune_device_ida, 1, SVMTUNE_LOC_MAX_DEVICE, GFP_KERNEL);
+	if (id < 0)
+		return id;
+	dev->id = id;
+	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
+		atomic64_set(&dev->counters[i], 0);
+	mutex_lock(&svmtune_devices_lock);
+	list_add_tail(&dev->node, &svmtune_devices);
+	mutex_unlock(&svmtune_devices_lock);
+	pr_info("device %u registered: %s\n", dev->id, dev->name);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(svmtune_device_register);
+
+/**
+ * svmtune_device_unregister() - forget a device
+ * @dev: a registered device; the backend no longer calls the engine for it
+ */
+void svmtune_device_unregister(struct svmtune_device *dev)
+{
+	mutex_lock(&svmtune_devices_lock);
+	list_del(&dev->node);
+	mutex_unlock(&svmtune_devices_lock);
+	ida_free(&svmtune_device_ida, dev->id);
+	pr_info("device %u unregistered: %s\n", dev->id, dev->name);
+}
+EXPORT_SYMBOL_GPL(svmtune_device_unregister);
+
+static struct svmtune_device *svmtune_device_lookup(u32 id)
+{
+	struct svmtune_device *dev;
+
+	lockdep_assert_held(&svmtune_devices_lock);
+	list_for_each_entry(dev, &svmtune_devices, node)
+		if (dev->id == id)
+			return dev;
+	return NULL;
+}
+
+bool svmtune_device_exists(u32 id)
+{
+	bool found;
+
+	mutex_lock(&svmtune_devices_lock);
+	found = svmtune_device_lookup(id);
+	mutex_unlock(&svmtune_devices_lock);
+	return found;
+}
+
+int svmtune_device_info(u32 id, struct svmtune_device_info *info)
+{
+	struct svmtune_device *dev;
+	u64 total = 0, free = 0;
+
+	mutex_lock(&svmtune_devices_lock);
+	dev = svmtune_device_lookup(id);
+	if (!dev) {
+		mutex_unlock(&svmtune_devices_lock);
+		return -ENODEV;
+	}
+	strscpy(info->name, dev->name, sizeof(info->name));
+	if (dev->ops->mem_info)
+		dev->ops->mem_info(dev, &total, &free);
+	mutex_unlock(&svmtune_devices_lock);
+	info->mem_bytes = total;
+	info->mem_free_bytes = free;
+	return 0;
+}
+
+int svmtune_device_counters(u32 id, u64 *counters)
+{
+	struct svmtune_device *dev;
+	int i;
+
+	mutex_lock(&svmtune_devices_lock);
+	dev = svmtune_device_lookup(id);
+	if (dev)
+		for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
+			counters[i] = atomic64_read(&dev->counters[i]);
+	mutex_unlock(&svmtune_devices_lock);
+	return dev ? 0 : -ENODEV;
+}
+
+/* Sum of the counters of all registered devices. */
+void svmtune_device_counters_sum(u64 *counters)
+{
+	struct svmtune_device *dev;
+	int i;
+
+	memset(counters, 0, SVMTUNE_NR_COUNTERS * sizeof(*counters));
+	mutex_lock(&svmtune_devices_lock);
+	list_for_each_entry(dev, &svmtune_devices, node)
+		for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
+			counters[i] += atomic64_read(&dev->counters[i]);
+	mutex_unlock(&svmtune_devices_lock);
+}

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune core: per address space state and the policy range tree.
+ *
+ * Each address space svmtune has seen gets one struct svmtune_mm, created
+ * through mmu_notifier_get() so that it lives exactly as long as the address
+ * space: ->release drops it from the lookup table and puts the notifier,
+ * and ->free_notifier frees it after an SRCU grace period.
+ *
+ * Policy ranges are non-overlapping [start, end) intervals in an rbtree
+ * under svmtune_mm.lock, a spinlock, because munmap() removes them from an
+ * mmu notifier that may not sleep. Nothing allocates under that lock:
+ * callers preallocate, and the one split an unmap may need uses a spare
+ * range kept for the purpose.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/slab.h>
+
+#include "svmtune_internal.h"
+
+static DEFINE_HASHTABLE(svmtune_mm_hash, 6);
+/* Protects svmtune_mm_hash. */
+static DEFINE_SPINLOCK(svmtune_mm_hash_lock);
+static struct kmem_cache *svmtune_range_cache;
+
+struct svmtune_range *svmtune_range_alloc(gfp_t gfp)
+{
+	struct svmtune_range *range;
+
+	range = kmem_cache_zalloc(svmtune_range_cache, gfp);
+	if (range)
+		RB_CLEAR_NODE(&range->node);
+	return range;
+}
+
+void svmtune_range_free(struct svmtune_range *range)
+{
+	kmem_cache_free(svmtune_range_cache, range);
+}
+
+static void svmtune_range_free_list(struct svmtune_range *list)
+{
+	struct svmtune_range *next;
+
+	/* Unlinked ranges are chained through node.rb_right. */
+	for (; list; list = next) {
+		next = (struct svmtune_range *)list->node.rb_right;
+		kmem_cache_free(svmtune_range_cache, list);
+	}
+}
+
+static void svmtune_range_defer_free(struct svmtune_range **list,
+				     struct svmtune_range *range)
+{
+	range->node.rb_right = (struct rb_node *)*list;
+	*list = range;
+}
+
+/**
+ * svmtune_range_find() - the range containing an address
+ * @smm: the address space, its lock held
+ * @addr: the address
+ *
+ * Return: the range, or NULL if @addr has no range.
+ */
+struct svmtune_range *svmtune_range_find(struct svmtune_mm *smm,
+					 unsigned long addr)
+{
+	struct rb_node *node = smm->ranges.rb_node;
+
+	lockdep_assert_held(&smm->lock);
+	while (node) {
+		struct svmtune_range *range = rb_entry(node, struct svmtune_range, node);
+
+		if (addr < range->start)
+			node = node->rb_left;
+		else if (addr >= range->end)
+			node = node->rb_right;
+		else
+			return range;
+	}
+	return NULL;
+}
+
+/**
+ * svmtune_range_next() - the first range that ends after an address
+ * @smm: the address space, its lock held
+ * @addr: the address
+ *
+ * Return: the range containing @addr or, failing that, the first range
+ * above it; NULL if there is none.
+ */
+struct svmtune_range *svmtune_range_next(struct svmtune_mm *smm,
+					 unsigned long addr)
+{
+	struct rb_node *node = smm->ranges.rb_node;
+	struct svmtune_range *best = NULL;
+
+	lockdep_assert_held(&smm->lock);
+	while (node) {
+		struct svmtune_range *range = rb_entry(node, struct svmtune_range, node);
+
+		if (addr < range->end) {
+			best = range;
+			if (addr >= range->start)
+				break;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return best;
+}
+
+static struct svmtune_range *svmtune_range_after(struct svmtune_range *range)
+{
+	struct rb_node *node = rb_next(&range->node);
+
+	return node ? rb_entry(node, struct svmtune_range, node) : NULL;
+}
+
+static struct svmtune_range *svmtune_range_before(struct svmtune_range *range)
+{
+	struct rb_node *node = rb_prev(&range->node);
+
+	return node ? rb_entry(node, struct svmtune_range, node) : NULL;
+}
+
+static void svmtune_range_insert(struct svmtune_mm *smm,
+				 struct svmtune_range *new)
+{
+	struct rb_node **link = &smm->ranges.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct svmtune_range *range = rb_entry(*link, struct svmtune_range, node);
+
+		parent = *link;
+		link = new->start < range->start ? &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&new->node, parent, link);
+	rb_insert_color(&new->node, &smm->ranges);
+	smm->nr_ranges++;
+}
+
+static void svmtune_range_erase(struct svmtune_mm *smm,
+				struct svmtune_range *range)
+{
+	rb_erase(&range->node, &smm->ranges);
+	RB_CLEAR_NODE(&range->node);
+	smm->nr_ranges--;
+}
+
+/*
+ * Split @range at @at into [start, at) and [at, end); @new becomes the upper
+ * part with the same policy and adaptive state. The counters stay with the
+ * lower part: they describe what happened before the split.
+ */
+static void svmtune_range_split(struct svmtune_mm *smm,
+				struct svmtune_range *range,
+				unsigned long at, struct svmtune_range *new)
+{
+	new->start = at;
+	new->end = range->end;
+	new->pol = range->pol;
+	new->ad = range->ad;
+	memset(new->counters, 0, sizeof(new->counters));
+	range->end = at;
+	svmtune_range_insert(smm, new);
+}
+
+static bool svmtune_policy_equal(const struct svmtune_policy *a,
+				 const struct svmtune_policy *b)
+{
+	return a->granularity == b->granularity && a->access == b->access &&
+	       a->preferred_loc == b->preferred_loc;
+}
+
+/* Merge @range into its lower neighbour when they touch and agree. */
+static struct svmtune_range *svmtune_range_merge_down(struct svmtune_mm *smm,
+						      struct svmtune_range *range,
+						      struct svmtune_range **freelist)
+{
+	struct svmtune_range *prev = svmtune_range_before(range);
+	int i;
+
+	if (!prev || prev->end != range->start ||
+	    !svmtune_policy_equal(&prev->pol, &range->pol))
+		return range;
+	prev->end = range->end;
+	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
+		prev->counters[i] += range->counters[i];
+	svmtune_range_erase(smm, range);
+	svmtune_range_defer_free(freelist, range);
+	return prev;
+}
+
+/* Ranges [start, end) needs that do not exist yet: the gaps, plus splits. */
+static unsigned long svmtune_range_set_need(struct svmtune_mm *smm,
+					    unsigned long start,
+					    unsigned long end)
+{
+	struct svmtune_range *range = svmtune_range_next(smm, start);
+	unsigned long addr = start, need = 2;
+
+	for (; range && range->start < end; range = svmtune_range_after(range)) {
+		if (range->start > addr)
+			need++;
+		addr = range->end;
+	}
+	if (addr < end)
+		need++;
+	return need;
+}
+
+/**
+ * svmtune_range_set() - set policy fields over an address range
+ * @smm: the address space; the caller holds its mmap lock (read) so the
+ *	range cannot be unmapped meanwhile, and not @smm->lock
+ * @start: page-aligned start
+ * @end: page-aligned end, > @start
+ * @set: SVMTUNE_POLICY_* bits of the fields of @pol to apply
+ * @pol: the values
+ *
+ * Every page of [@start, @end) gets the chosen fields; the others keep what
+ * each part had. Ranges are split at @start and @end as needed, gaps are
+ * filled, and neighbours that end up with equal policies are merged.
+ *
+ * Return: 0, -ENOMEM, or -ENOSPC when the address space would hold more
+ * than %SVMTUNE_MAX_RANGES ranges.
+ */
+int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
+		      unsigned long end, u32 set,
+		      const struct svmtune_policy *pol)
+{
+	struct svmtune_range *pool = NULL, *freelist = NULL, *range, *next;
+	unsigned long pooled = 0, need, addr;
+	int ret = 0;
+
+	for (;;) {
+		spin_lock(&smm->lock);
+		need = svmtune_range_set_need(smm, start, end);
+		if (smm->nr_ranges + need > SVMTUNE_MAX_RANGES) {
+			spin_unlock(&smm->lock);
+			ret = -ENOSPC;
+			goto out_free;
+		}
+		if (pooled >= need)
+			break;
+		spin_unlock(&smm->lock);
+		while (pooled < need) {
+			range = svmtune_range_alloc(GFP_KERNEL);
+			if (!range) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			svmtune_range_defer_free(&pool, range);
+			pooled++;
+		}
+	}
+
+#define TAKE_FROM_POOL() ({						\
+	struct svmtune_range *__r = pool;				\
+	pool = (struct svmtune_range *)__r->node.rb_right;		\
+	RB_CLEAR_NODE(&__r->node);					\
+	__r;								\
+})
+
+	/* Cut the ranges that straddle the ends. */
+	range = svmtune_range_find(smm, start);
+	if (range && range->start < start)
+		svmtune_range_split(smm, range, start, TAKE_FROM_POOL());
+	range = svmtune_range_find(smm, end - 1);
+	if (range && range->end > end)
+		svmtune_range_split(smm, range, end, TAKE_FROM_POOL());
+
+	/* Apply to the ranges inside, fill the gaps between them. */
+	addr = start;
+	range = svmtune_range_next(smm, start);
+	while (addr < end) {
+		if (!range || range->start > addr) {
+			struct svmtune_range *gap = TAKE_FROM_POOL();
+
+			gap->start = addr;
+			gap->end = range && range->start < end ? range->start : end;
+			gap->pol = smm->defaults;
+			gap->pol.granularity = SVMTUNE_GRANULARITY_UNSET;
+			gap->pol.access = SVMTUNE_ACCESS_UNSET;
+			gap->pol.preferred_loc = SVMTUNE_LOC_UNSET;
+			svmtune_adaptive_init(&gap->ad);
+			svmtune_policy_apply(&gap->pol, set, pol);
+			svmtune_range_insert(smm, gap);
+			addr = gap->end;
+			continue;
+		}
+		svmtune_policy_apply(&range->pol, set, pol);
+		addr = range->end;
+		range = svmtune_range_after(range);
+	}
+#undef TAKE_FROM_POOL
+
+	/* Merge neighbours that now agree, from just below start to just past end. */
+	range = svmtune_range_next(smm, start ? start - 1 : 0);
+	while (range && range->start <= end) {
+		next = svmtune_range_after(range);
+		range = svmtune_range_merge_down(smm, range, &freelist);
+		range = next;
+	}
+	spin_unlock(&smm->lock);
+
+out_free:
+	svmtune_range_free_list(pool);
+	svmtune_range_free_list(freelist);
+	return ret;
+}
+
+/**
+ * svmtune_range_fill_gap() - make a range for an address that has none
+ * @smm: the address space, its lock held
+ * @addr: the address
+ * @lo: the new range starts no lower than this
+ * @hi: and ends no higher than this
+ * @prealloc: a preallocated range, consumed (set to NULL) on success
+ *
+ * The new range covers the gap between the neighbouring ranges around
+ * @addr, clipped to [@lo, @hi), with no policy set: it gives faults there
+ * their own adaptive state and counters.
+ *
+ * Return: the range holding @addr (an existing one if there is one), or
+ * NULL when none could be made.
+ */
+struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
+					     unsigned long addr,
+					     unsigned long lo,
+					     unsigned long hi,
+					     struct svmtune_range **prealloc)
+{
+	struct svmtune_range *range, *next, *new = *prealloc;
+
+	lockdep_assert_held(&smm->lock);
+	range = svmtune_range_find(smm, addr);
+	if (range)
+		return range;
+	if (!new || smm->nr_ranges >= SVMTUNE_MAX_RANGES)
+		return NULL;
+
+	next = svmtune_range_next(smm, addr);
+	if (next && next->start < hi)
+		hi = next->start;
+	range = next ? svmtune_range_before(next) : NULL;
+	if (!next && smm->ranges.rb_node)
+		range = rb_entry(rb_last(&smm->ranges), struct svmtune_range, node);
+	if (range && range->end > lo)
+		lo = range->end;
+
+	new->start = lo;
+	new->end = hi;
+	new->pol.granularity = SVMTUNE_GRANULARITY_UNSET;
+	new->pol.access = SVMTUNE_ACCESS_UNSET;
+	new->pol.preferred_loc = SVMTUNE_LOC_UNSET;
+	svmtune_adaptive_init(&new->ad);
+	svmtune_range_insert(smm, new);
+	*prealloc = NULL;
+	return new;
+}
+
+/* Drop the policy of [start, end): munmap() or mremap() moved it away. */
+static void svmtune_range_unmap(struct svmtune_mm *smm, unsigned long start,
+				unsigned long end)
+{
+	struct svmtune_range *range, *next, *freelist = NULL, *new;
+
+	spin_lock(&smm->lock);
+	range = svmtune_range_next(smm, start);
+	while (range && range->start < end) {
+		next = svmtune_range_after(range);
+		if (range->start < start && range->end > end) {
+			/* The hole is inside one range: split it around the hole. */
+			new = smm->spare;
+			smm->spare = NULL;
+			if (!new)
+				new = svmtune_range_alloc(GFP_NOWAIT | __GFP_NOWARN);
+			if (!new) {
+				/* Keep the policy over the hole: nothing faults there. */
+				break;
+			}
+			svmtune_range_split(smm, range, end, new);
+			range->end = start;
+			break;
+		} else if (range->start < start) {
+			range->end = start;
+		} else if (range->end > end) {
+			range->start = end;
+		} else {
+			svmtune_range_erase(smm, range);
+			svmtune_range_defer_free(&freelist, range);
+		}
+		range = next;
+	}
+	spin_unlock(&smm->lock);
+	svmtune_range_free_list(freelist);
+}
+
+/**
+ * svmtune_mm_refill_spare() - make sure an unmap can split a range
+ * @smm: the address space; its lock not held
+ */
+void svmtune_mm_refill_spare(struct svmtune_mm *smm)
+{
+	struct svmtune_range *range;
+
+	if (READ_ONCE(smm->spare))
+		return;
+	range = svmtune_range_alloc(GFP_KERNEL);
+	if (!range)
+		return;
+	spin_lock(&smm->lock);
+	if (!smm->spare) {
+		smm->spare = range;
+		range = NULL;
+	}
+	spin_unlock(&smm->lock);
+	if (range)
+		kmem_cache_free(svmtune_range_cache, range);
+}
+
+static int svmtune_mn_invalidate_range_start(struct mmu_notifier *mn,
+					     const struct mmu_notifier_range *range)
+{
+	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
+
+	if (range->event == MMU_NOTIFY_UNMAP)
+		svmtune_range_unmap(smm, range->start, range->end);
+	return 0;
+}
+
+static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
+	bool hashed;
+
+	/* The address space is going: forget it, once. */
+	spin_lock(&svmtune_mm_hash_lock);
+	hashed = !hlist_unhashed(&smm->hnode);
+	if (hashed)
+		hlist_del_init(&smm->hnode);
+	spin_unlock(&svmtune_mm_hash_lock);
+	if (hashed)
+		mmu_notifier_put(&smm->mn);
+}
+
+static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
+{
+	struct svmtune_mm *smm;
+
+	smm = kzalloc(sizeof(*smm), GFP_KERNEL);
+	if (!smm)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&smm->lock);
+	INIT_HLIST_NODE(&smm->hnode);
+	smm->ranges = RB_ROOT;
+	smm->mm = mm;
+	smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
+	return &smm->mn;
+}
+
+static void svmtune_mn_free(struct mmu_notifier *mn)
+{
+	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
+	struct svmtune_range *range, *tmp;
+
+	rbtree_postorder_for_each_entry_safe(range, tmp, &smm->ranges, node)
+		kmem_cache_free(svmtune_range_cache, range);
+	if (smm->spare)
+		kmem_cache_free(svmtune_range_cache, smm->spare);
+	kfree(smm);
+}
+
+static const struct mmu_notifier_ops svmtune_mn_ops = {
+	.release = svmtune_mn_release,
+	.invalidate_range_start = svmtune_mn_invalidate_range_start,
+	.alloc_notifier = svmtune_mn_alloc,
+	.free_notifier = svmtune_mn_free,
+};
+
+/**
+ * svmtune_mm_find() - the engine's state of an address space, if any
+ * @mm: the address space; the caller holds a reference on its users
+ *	(mmget() or runs in it), which keeps the result valid
+ *
+ * Never sleeps and never creates: usable in fault paths under mmap_lock.
+ *
+ * Return: the state, or NULL if svmtune has none for @mm.
+ */
+struct svmtune_mm *svmtune_mm_find(struct mm_struct *mm)
+{
+	struct svmtune_mm *smm;
+
+	spin_lock(&svmtune_mm_hash_lock);
+	hash_for_each_possible(svmtune_mm_hash, smm, hnode, (unsigned long)mm)
+		if (smm->mm == mm)
+			goto out;
+	smm = NULL;
+out:
+	spin_unlock(&svmtune_mm_hash_lock);
+	return smm;
+}
+
+/**
+ * svmtune_mm_get() - find or create the engine's state of an address space
+ * @mm: the address space; the caller holds a reference on its users and
+ *	does not hold its mmap_lock (creation registers an mmu notifier)
+ *
+ * The state lives until the address space is torn down; the caller gets
+ * no reference of its own and must keep @mm's users referenced while it
+ * uses the result.
+ *
+ * Return: the state, or an ERR_PTR().
+ */
+struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm)
+{
+	struct mmu_notifier *mn;
+	struct svmtune_mm *smm;
+
+	smm = svmtune_mm_find(mm);
+	if (smm)
+		return smm;
+
+	mn = mmu_notifier_get(&svmtune_mn_ops, mm);
+	if (IS_ERR(mn))
+		return ERR_CAST(mn);
+	smm = container_of(mn, struct svmtune_mm, mn);
+
+	spin_lock(&svmtune_mm_hash_lock);
+	if (hlist_unhashed(&smm->hnode)) {
+		/* New: this reference is the one ->release will put. */
+		hash_add(svmtune_mm_hash, &smm->hnode, (unsigned long)mm);
+		mn = NULL;
+	}
+	spin_unlock(&svmtune_mm_hash_lock);
+	if (mn)
+		mmu_notifier_put(mn);
+	svmtune_mm_refill_spare(smm);
+	return smm;
+}
+
+int svmtune_mm_init(void)
+{
+	svmtune_range_cache = KMEM_CACHE(svmtune_range, 0);
+	return svmtune_range_cache ? 0 : -ENOMEM;
+}
+
+/*
+ * Module unload: no backend and no open file is left, so nothing looks up or
+ * creates states any more. Put the remaining ones (processes still alive)
+ * and wait until their notifiers are freed.
+ */
+void svmtune_mm_exit(void)
+{
+	struct svmtune_mm *smm;
+	struct hlist_node *tmp;
+	int bkt;
+
+	for (;;) {
+		bool found = false;
+
+		spin_lock(&svmtune_mm_hash_lock);
+		hash_for_each_safe(svmtune_mm_hash, bkt, tmp, smm, hnode) {
+			hlist_del_init(&smm->hnode);
+			found = true;
+			break;
+		}
+		spin_unlock(&svmtune_mm_hash_lock);
+		if (!found)
+			break;
+		mmu_notifier_put(&smm->mn);
+	}
+	mmu_notifier_synchronize();
+	kmem_cache_destroy(svmtune_range_cache);
+}

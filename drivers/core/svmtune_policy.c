@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune core: the decisions.
+ *
+ * For every fault a backend reports, svmtune_decide() picks the window
+ * (the granularity-aligned block around the fault, clipped to the limits the
+ * backend gave and to the policy range) and the action (migrate, or map
+ * remotely). svmtune_account() records what the backend then did.
+ *
+ * The policy in effect at an address is, field by field, the range's
+ * setting, else the process default, else the global default.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+
+#include "svmtune_internal.h"
+
+/* Global defaults, written through sysfs under svmtune_knob_lock. */
+unsigned int svmtune_granularity = 21;
+bool svmtune_adaptive;
+unsigned int svmtune_adaptive_min = 12;
+unsigned int svmtune_adaptive_max = 21;
+DEFINE_MUTEX(svmtune_knob_lock);
+
+/*
+ * Adaptive granularity: a range starts at SVMTUNE_ADAPTIVE_START (clamped
+ * to the bounds). Two faults in a row at the end of the previous window
+ * (sequential, dense access) double the window; two faults in a row
+ * elsewhere (sparse access) halve it; a window of which at least half left
+ * the device untouched (waste) halves it too.
+ */
+#define SVMTUNE_ADAPTIVE_START	16
+#define SVMTUNE_ADAPTIVE_STREAK	2
+
+void svmtune_adaptive_init(struct svmtune_adaptive *ad)
+{
+	ad->shift = clamp_t(unsigned int, SVMTUNE_ADAPTIVE_START,
+			    READ_ONCE(svmtune_adaptive_min),
+			    READ_ONCE(svmtune_adaptive_max));
+	ad->seq = 0;
+	ad->sparse = 0;
+	ad->next = 0;
+	ad->last_window = 0;
+}
+
+/**
+ * svmtune_policy_apply() - copy chosen policy fields
+ * @dst: the policy to change
+ * @set: SVMTUNE_POLICY_* bits of the fields to copy
+ * @src: the values
+ */
+void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
+			  const struct svmtune_policy *src)
+{
+	if (set & SVMTUNE_POLICY_GRANULARITY)
+		dst->granularity = src->granularity;
+	if (set & SVMTUNE_POLICY_PREFERRED_LOC)
+		dst->preferred_loc = src->preferred_loc;
+	if (set & SVMTUNE_POLICY_ACCESS)
+		dst->access = src->access;
+}
+
+/**
+ * svmtune_policy_effective() - the policy in effect in a range
+ * @smm: the address space (may be NULL: global defaults only)
+ * @range: the range (may be NULL: process and global defaults)
+ * @eff: filled with the effective policy. The granularity is the one set
+ *	explicitly (range or process) or the global one; the adaptive choice
+ *	is made by the caller.
+ */
+void svmtune_policy_effective(const struct svmtune_mm *smm,
+			      const struct svmtune_range *range,
+			      struct svmtune_policy *eff)
+{
+	eff->granularity = SVMTUNE_GRANULARITY_UNSET;
+	eff->access = SVMTUNE_ACCESS_UNSET;
+	eff->preferred_loc = SVMTUNE_LOC_UNSET;
+	if (range)
+		*eff = range->pol;
+	if (smm) {
+		if (eff->granularity == SVMTUNE_GRANULARITY_UNSET)
+			eff->granularity = smm->defaults.granularity;
+		if (eff->access == SVMTUNE_ACCESS_UNSET)
+			eff->access = smm->defaults.access;
+		if (eff->preferred_loc == SVMTUNE_LOC_UNSET)
+			eff->preferred_loc = smm->defaults.preferred_loc;
+	}
+	if (eff->access == SVMTUNE_ACCESS_UNSET)
+		eff->access = SVMTUNE_ACCESS_MIGRATE;
+}
+
+static void svmtune_adaptive_fault(struct svmtune_adaptive *ad,
+				   unsigned long addr)
+{
+	unsigned int lo = READ_ONCE(svmtune_adaptive_min);
+	unsigned int hi = READ_ONCE(svmtune_adaptive_max);
+
+	if (ad->next && addr >= ad->next && addr < ad->next + (1UL << ad->shift)) {
+		ad->sparse = 0;
+		if (++ad->seq >= SVMTUNE_ADAPTIVE_STREAK) {
+			ad->seq = 0;
+			if (ad->shift < hi)
+				ad->shift++;
+		}
+	} else if (ad->next) {
+		ad->seq = 0;
+		if (++ad->sparse >= SVMTUNE_ADAPTIVE_STREAK) {
+			ad->sparse = 0;
+			if (ad->shift > lo)
+				ad->shift--;
+		}
+	}
+	/* The bounds may have moved since the last fault. */
+	ad->shift = clamp_t(unsigned int, ad->shift, lo, hi);
+}
+
+/**
+ * svmtune_decide() - decide what a fault migrates or maps
+ * @dev: the device that faulted (for a CPU fault: the one holding the page)
+ * @mm: the faulting address space; the caller holds a reference on its
+ *	users and may hold its mmap_lock
+ * @fault: the fault
+ * @decision: the answer
+ *
+ * May sleep (it can allocate a range for an address that has none), but
+ * takes no lock the caller could hold.
+ */
+void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
+		    const struct svmtune_fault *fault,
+		    struct svmtune_decision *decision)
+{
+	unsigned long addr = fault->addr & PAGE_MASK;
+	unsigned long lo = fault->lo, hi = fault->hi;
+	struct svmtune_range *range = NULL, *prealloc = NULL;
+	struct svmtune_policy eff;
+	struct svmtune_mm *smm;
+	unsigned int shift;
+	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
+
+	smm = svmtune_mm_find(mm);
+	if (smm) {
+		spin_lock(&smm->lock);
+		range = svmtune_range_find(smm, addr);
+		if (!range) {
+			spin_unlock(&smm->lock);
+			prealloc = svmtune_range_alloc(GFP_KERNEL);
+			spin_lock(&smm->lock);
+			range = svmtune_range_fill_gap(smm, addr, lo, hi, &prealloc);
+		}
+	}
+
+	svmtune_policy_effective(smm, range, &eff);
+	shift = eff.granularity;
+	if (shift == SVMTUNE_GRANULARITY_UNSET) {
+		if (READ_ONCE(svmtune_adaptive) && range) {
+			if (!cpu)
+				svmtune_adaptive_fault(&range->ad, addr);
+			shift = range->ad.shift;
+		} else {
+			shift = READ_ONCE(svmtune_granularity);
+		}
+	}
+
+	/*
+	 * A CPU fault on a page whose preferred home is the device holding it
+	 * takes only that page back: the rest stays where it is wanted.
+	 */
+	if (cpu && eff.preferred_loc == dev->id)
+		shift = PAGE_SHIFT;
+
+	if (range) {
+		lo = max(lo, range->start);
+		hi = min(hi, range->end);
+	}
+	decision->granularity = shift;
+	decision->start = max(lo, ALIGN_DOWN(addr, 1UL << shift));
+	decision->end = min(hi, ALIGN_DOWN(addr, 1UL << shift) + (1UL << shift));
+	if (decision->end <= addr)	/* the block end overflowed */
+		decision->end = hi;
+
+	if (cpu) {
+		decision->action = SVMTUNE_MIGRATE;
+		decision->dest = SVMTUNE_LOC_SYSTEM;
+	} else if (eff.access == SVMTUNE_ACCESS_REMOTE ||
+		   (eff.access == SVMTUNE_ACCESS_READ_MOSTLY && !fault->write) ||
+		   (eff.preferred_loc != SVMTUNE_LOC_UNSET &&
+		    eff.preferred_loc != dev->id)) {
+		decision->action = SVMTUNE_MAP_REMOTE;
+		decision->dest = eff.preferred_loc == SVMTUNE_LOC_UNSET ?
+				 SVMTUNE_LOC_SYSTEM : eff.preferred_loc;
+	} else {
+		decision->action = SVMTUNE_MIGRATE;
+		decision->dest = dev->id;
+	}
+
+	if (range && !cpu) {
+		range->ad.next = decision->end;
+		range->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
+	}
+	if (smm)
+		spin_unlock(&smm->lock);
+	if (prealloc)
+		svmtune_range_free(prealloc);
+}
+EXPORT_SYMBOL_GPL(svmtune_decide);
+
+static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
+			  u64 *range_counters, enum svmtune_counter c, u64 n)
+{
+	if (!n)
+		return;
+	if (dev)
+		atomic64_add(n, &dev->counters[c]);
+	if (mm_counters)
+		mm_counters[c] += n;
+	if (range_counters)
+		range_counters[c] += n;
+}
+
+/**
+ * svmtune_account() - record what a backend did
+ * @dev: the device
+ * @mm: the address space; its users referenced by the caller
+ * @fault: the fault that was decided, or NULL for an explicit migration
+ * @decision: the decision, or NULL for an explicit migration
+ * @result: what moved
+ */
+void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
+		     const struct svmtune_fault *fault,
+		     const struct svmtune_decision *decision,
+		     const struct svmtune_result *result)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range = NULL;
+	u64 *mc = NULL, *rc = NULL;
+	unsigned long addr = fault ? fault->addr : 0;
+
+	if (smm) {
+		spin_lock(&smm->lock);
+		mc = smm->counters;
+		if (fault) {
+			range = svmtune_range_find(smm, addr);
+			if (range)
+				rc = range->counters;
+		}
+	}
+	if (fault) {
+		svmtune_count(dev, mc, rc, fault->type == SVMTUNE_FAULT_CPU ?
+			      SVMTUNE_CNT_CPU_FAULTS : SVMTUNE_CNT_GPU_FAULTS, 1);
+		svmtune_count(dev, mc, rc, SVMTUNE_CNT_WINDOW_PAGES,
+			      (decision->end - decision->start) >> PAGE_SHIFT);
+	}
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_PAGES_TO_DEVICE, result->to_device);
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_PAGES_TO_SYSTEM, result->to_system);
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_REMOTE_PAGES, result->remote);
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_FALLBACK_PAGES, result->fallback);
+	if (smm)
+		spin_unlock(&smm->lock);
+}
+EXPORT_SYMBOL_GPL(svmtune_account);
+
+/**
+ * svmtune_account_waste() - record pages that left a device untouched
+ * @dev: the device they left
+ * @mm: their address space, or NULL if it is gone (then only the device
+ *	counts them); its users referenced by the caller
+ * @addr: the first page's address
+ * @npages: how many
+ *
+ * In adaptive mode, a range whose last window was at least half waste gets
+ * a smaller window.
+ */
+void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
+			   unsigned long addr, unsigned long npages)
+{
+	struct svmtune_mm *smm = mm ? svmtune_mm_find(mm) : NULL;
+	struct svmtune_range *range;
+
+	atomic64_add(npages, &dev->counters[SVMTUNE_CNT_WASTE_PAGES]);
+	if (!smm)
+		return;
+	spin_lock(&smm->lock);
+	smm->counters[SVMTUNE_CNT_WASTE_PAGES] += npages;
+	range = svmtune_range_find(smm, addr);
+	if (range) {
+		range->counters[SVMTUNE_CNT_WASTE_PAGES] += npages;
+		if (READ_ONCE(svmtune_adaptive) && range->ad.last_window &&
+		    2 * npages >= range->ad.last_window &&
+		    range->ad.shift > READ_ONCE(svmtune_adaptive_min))
+			range->ad.shift--;
+	}
+	spin_unlock(&smm->lock);
+}
+EXPORT_SYMBOL_GPL(svmtune_account_waste);

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtune: the interface between the policy engine (svmtune.ko) and the
+ * backends that own the mechanism (svmtune_emu.ko, svmtune_kfd.ko).
+ *
+ * A fault flows one way: the backend takes a fault, asks the engine with
+ * svmtune_decide(), migrates or maps what the decision says, and reports
+ * what it did with svmtune_account(). The engine never calls into memory
+ * management on a backend's behalf. See Documentation/design.rst.
+ */
+#ifndef _SVMTUNE_BACKEND_H
+#define _SVMTUNE_BACKEND_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/svmtune.h>
+
+struct mm_struct;
+struct module;
+struct svmtune_device;
+
+/**
+ * struct svmtune_device_ops - what the engine may ask of a backend
+ * @mem_info: report device memory size and free bytes (may be NULL). Called
+ *	in process context without engine locks held.
+ */
+struct svmtune_device_ops {
+	void (*mem_info)(struct svmtune_device *dev, u64 *total, u64 *free);
+};
+
+/* Indexes of struct svmtune_device.counters, in struct svmtune_counters order. */
+enum svmtune_counter {
+	SVMTUNE_CNT_GPU_FAULTS,
+	SVMTUNE_CNT_CPU_FAULTS,
+	SVMTUNE_CNT_PAGES_TO_DEVICE,
+	SVMTUNE_CNT_PAGES_TO_SYSTEM,
+	SVMTUNE_CNT_REMOTE_PAGES,
+	SVMTUNE_CNT_WASTE_PAGES,
+	SVMTUNE_CNT_FALLBACK_PAGES,
+	SVMTUNE_CNT_WINDOW_PAGES,
+	SVMTUNE_NR_COUNTERS,
+};
+
+/**
+ * struct svmtune_device - one device as the engine knows it
+ * @name: set by the backend before registering; shown to user space
+ * @owner: the backend module
+ * @ops: backend callbacks
+ * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
+ * @counters: what happened on this device, updated by the engine
+ * @node: on the engine's device list
+ */
+struct svmtune_device {
+	const char *name;
+	struct module *owner;
+	const struct svmtune_device_ops *ops;
+	u32 id;
+	atomic64_t counters[SVMTUNE_NR_COUNTERS];
+	struct list_head node;
+};
+
+int svmtune_device_register(struct svmtune_device *dev);
+void svmtune_device_unregister(struct svmtune_device *dev);
+
+/**
+ * enum svmtune_fault_type - who faulted
+ * @SVMTUNE_FAULT_DEVICE: a device touched memory it has not mapped
+ * @SVMTUNE_FAULT_CPU: the CPU touched a page that lives in device memory
+ */
+enum svmtune_fault_type {
+	SVMTUNE_FAULT_DEVICE,
+	SVMTUNE_FAULT_CPU,
+};
+
+/**
+ * struct svmtune_fault - a fault, as the backend describes it
+ * @type: device or CPU fault
+ * @addr: the faulting address
+ * @lo: lowest address the window may start at (the VMA start, or tighter)
+ * @hi: end the window may not cross (the VMA end, or tighter)
+ * @write: the access was a write
+ */
+struct svmtune_fault {
+	enum svmtune_fault_type type;
+	unsigned long addr;
+	unsigned long lo;
+	unsigned long hi;
+	bool write;
+};
+
+/**
+ * enum svmtune_action - what to do with the window
+ * @SVMTUNE_MIGRATE: migrate the window to @dest, then map it
+ * @SVMTUNE_MAP_REMOTE: map the window where it is; migrate nothing
+ */
+enum svmtune_action {
+	SVMTUNE_MIGRATE,
+	SVMTUNE_MAP_REMOTE,
+};
+
+/**
+ * struct svmtune_decision - the engine's answer to a fault
+ * @action: migrate or map remotely
+ * @dest: where the pages go: %SVMTUNE_LOC_SYSTEM or a device id
+ * @start: first byte of the window, page-aligned, <= fault address
+ * @end: end of the window, page-aligned, > fault address
+ * @granularity: log2 of the block size the window was cut from
+ */
+struct svmtune_decision {
+	enum svmtune_action action;
+	u32 dest;
+	unsigned long start;
+	unsigned long end;
+	unsigned int granularity;
+};
+
+/**
+ * struct svmtune_result - what the backend did with a decision
+ * @to_device: pages migrated to the device
+ * @to_system: pages migrated to system memory
+ * @remote: pages mapped remotely
+ * @fallback: pages meant to migrate that were mapped remotely instead
+ */
+struct svmtune_result {
+	unsigned long to_device;
+	unsigned long to_system;
+	unsigned long remote;
+	unsigned long fallback;
+};
+
+void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
+		    const struct svmtune_fault *fault,
+		    struct svmtune_decision *decision);
+void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
+		     const struct svmtune_fault *fault,
+		     const struct svmtune_decision *decision,
+		     const struct svmtune_result *result);
+void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
+			   unsigned long addr, unsigned long npages);
+
+#endif /* _SVMTUNE_BACKEND_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the svmtune selftests.
+ */
+#ifndef _SVMTUNE_TEST_UTIL_H
+#define _SVMTUNE_TEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SVMTUNE_DEV		"/dev/svmtune"
+#define SVMTUNE_SYSFS		"/sys/kernel/svmtune"
+#define UNPRIVILEGED_UID	65534
+
+static inline int svmtune_read_sysfs(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), SVMTUNE_SYSFS "/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Write @val to a sysfs file; return 0 or -errno of the open or write. */
+static inline int svmtune_write_sysfs(const char *name, const char *val)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), SVMTUNE_SYSFS "/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
+/* Run @fn in a child that dropped root; return the child's exit status. */
+static inline int svmtune_run_unprivileged(int (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgid(UNPRIVILEGED_UID) || setuid(UNPRIVILEGED_UID))
+			_exit(100);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+#endif /* _SVMTUNE_TEST_UTIL_H */
