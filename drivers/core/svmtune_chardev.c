@@ -22,6 +22,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <svmtune/ioctl.h>
+
 #include "svmtune_internal.h"
 
 /* Feature bits reported by SVMTUNE_IOC_VERSION. */
@@ -37,28 +39,6 @@ union svmtune_ioctl_arg {
 	struct svmtune_stats stats;
 	struct svmtune_device_info device;
 };
-
-typedef long (*svmtune_ioctl_fn)(struct file *file, void *arg);
-
-/**
- * struct svmtune_ioctl_desc - one entry of the ioctl table
- * @cmd: the command as this kernel defines it (its size is the kernel's)
- * @min_size: the size of the first published version of the argument;
- *	shorter arguments are refused with -EINVAL
- * @fn: the handler, called with the argument copied into kernel memory
- */
-struct svmtune_ioctl_desc {
-	unsigned int cmd;
-	unsigned int min_size;
-	svmtune_ioctl_fn fn;
-};
-
-#define SVMTUNE_IOCTL(_cmd, _type, _last_v1_field, _fn)			\
-	[_IOC_NR(_cmd)] = {						\
-		.cmd = (_cmd),						\
-		.min_size = offsetofend(_type, _last_v1_field),		\
-		.fn = (_fn),						\
-	}
 
 static long svmtune_ioctl_version(struct file *file, void *data)
 {
@@ -418,51 +398,14 @@ static const struct svmtune_ioctl_desc svmtune_ioctls[] = {
 		      reserved, svmtune_ioctl_get_device),
 };
 
-/*
- * Dispatch by command number. The size encoded in @cmd is the caller's
- * struct size: a shorter (older) struct is zero-extended, a longer (newer)
- * one must have an all-zero tail. The type, number and direction must match
- * a known command exactly, otherwise the command is unknown: -ENOTTY.
- */
 static long svmtune_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
-	void __user *uarg = (void __user *)arg;
-	const struct svmtune_ioctl_desc *desc;
 	union svmtune_ioctl_arg karg;
-	unsigned int nr = _IOC_NR(cmd);
-	unsigned int usize = _IOC_SIZE(cmd);
-	unsigned int ksize;
-	long ret;
 
-	if (_IOC_TYPE(cmd) != SVMTUNE_IOC_MAGIC || nr >= ARRAY_SIZE(svmtune_ioctls))
-		return -ENOTTY;
-	desc = &svmtune_ioctls[nr];
-	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
-		return -ENOTTY;
-	if (usize < desc->min_size)
-		return -EINVAL;
-
-	ksize = _IOC_SIZE(desc->cmd);
-	if (WARN_ON_ONCE(ksize > sizeof(karg)))
-		return -EINVAL;
-
-	if (_IOC_DIR(cmd) & _IOC_WRITE) {
-		ret = copy_struct_from_user(&karg, ksize, uarg, usize);
-		if (ret)
-			return ret;
-	} else {
-		memset(&karg, 0, ksize);
-	}
-
-	ret = desc->fn(file, &karg);
-	if (ret)
-		return ret;
-
-	if ((_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, &karg, min(usize, ksize)))
-		return -EFAULT;
-	return 0;
+	return svmtune_ioctl_dispatch(svmtune_ioctls, ARRAY_SIZE(svmtune_ioctls),
+				      SVMTUNE_IOC_MAGIC, &karg, sizeof(karg),
+				      file, cmd, arg);
 }
 
 static const struct file_operations svmtune_fops = {

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mmap_lock.h>
 #include <linux/slab.h>
 
@@ -545,6 +546,23 @@ struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm)
 	svmtune_mm_refill_spare(smm);
 	return smm;
 }
+
+/**
+ * svmtune_mm_attach() - have the engine keep state for an address space
+ * @mm: the address space; the caller holds a reference on its users and
+ *	not its mmap_lock
+ *
+ * Backends call this when a context binds to @mm (open of a device file,
+ * say), so that faults there get per-process and per-range policy, adaptive
+ * state and counters. The state lives until @mm is torn down.
+ *
+ * Return: 0 or a negative errno.
+ */
+int svmtune_mm_attach(struct mm_struct *mm)
+{
+	return PTR_ERR_OR_ZERO(svmtune_mm_get(mm));
+}
+EXPORT_SYMBOL_GPL(svmtune_mm_attach);
 
 int svmtune_mm_init(void)
 {

@@ -129,6 +129,7 @@ struct svmtune_result {
 	unsigned long fallback;
 };
 
+int svmtune_mm_attach(struct mm_struct *mm);
 void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 		    const struct svmtune_fault *fault,
 		    struct svmtune_decision *decision);

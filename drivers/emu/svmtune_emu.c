@@ -1,0 +1,1064 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune_emu: an emulated GPU whose faults and migrations go through the
+ * svmtune policy engine.
+ *
+ * Each device owns "VRAM": device-private struct pages from
+ * memremap_pages(MEMORY_DEVICE_PRIVATE), whose bytes live in system pages
+ * allocated at load time (the CPU cannot address device-private memory).
+ * Each open file is a GPU context bound to the opener's address space, with
+ * a device page table (an xarray indexed by virtual page number) kept
+ * coherent by an mmu_interval_notifier over the whole address space.
+ *
+ * A GPU access to a page the table does not map is a device fault: the
+ * engine decides the window and the action; the context migrates the window
+ * to VRAM (migrate_vma_*) when told to, then maps the window through
+ * hmm_range_fault(): pages in this device's VRAM map locally, the rest map
+ * remotely. A CPU touch of a VRAM page calls ->migrate_to_ram(), which also
+ * asks the engine how much to bring back.
+ *
+ * Locking: ctx->lock (a mutex) protects the device page table; it is taken
+ * by the invalidation callback, so nothing allocates with reclaim or calls
+ * into the mm while holding it. edev->lock (a spinlock) protects the VRAM
+ * free list. Neither is held when calling the engine.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hmm.h>
+#include <linux/highmem.h>
+#include <linux/ioport.h>
+#include <linux/memremap.h>
+#include <linux/migrate.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/mmu_notifier.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+#include <linux/svmtune_emu.h>
+#include <svmtune/backend.h>
+#include <svmtune/ioctl.h>
+
+#define SVMTUNE_EMU_MAX_DEVICES	4
+/* How often one page may fault before an access gives up. */
+#define SVMTUNE_EMU_FAULT_RETRIES	16
+
+static unsigned int vram_mb = 64;
+static unsigned int ndevices = 1;
+
+static int svmtune_emu_param_set(const char *val, const struct kernel_param *kp,
+				 unsigned int lo, unsigned int hi)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 0, &v);
+	if (ret)
+		return ret;
+	if (v < lo || v > hi)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static int vram_mb_set(const char *val, const struct kernel_param *kp)
+{
+	return svmtune_emu_param_set(val, kp, 4, 1024);
+}
+
+static int ndevices_set(const char *val, const struct kernel_param *kp)
+{
+	return svmtune_emu_param_set(val, kp, 1, SVMTUNE_EMU_MAX_DEVICES);
+}
+
+static const struct kernel_param_ops vram_mb_ops = {
+	.set = vram_mb_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops ndevices_ops = {
+	.set = ndevices_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(vram_mb, &vram_mb_ops, &vram_mb, 0444);
+MODULE_PARM_DESC(vram_mb, "Emulated VRAM per device in MiB, 4 to 1024 (default 64)");
+module_param_cb(ndevices, &ndevices_ops, &ndevices, 0444);
+MODULE_PARM_DESC(ndevices, "Number of emulated GPUs, 1 to 4 (default 1)");
+
+/**
+ * struct svmtune_emu_device - one emulated GPU
+ * @core: the device as the policy engine knows it
+ * @misc: /dev/svmtune_emuN
+ * @name: "svmtune_emuN"
+ * @pagemap: the device-private pages
+ * @pfn_first: pfn of the first VRAM page
+ * @npages: VRAM pages
+ * @backing: system pages holding each VRAM page's bytes
+ * @touched: per VRAM page: the GPU accessed it since it arrived (or its
+ *	waste was already counted)
+ * @lock: protects @free_stack and @nfree
+ * @free_stack: indexes of free VRAM pages
+ * @nfree: how many
+ */
+struct svmtune_emu_device {
+	struct svmtune_device core;
+	struct miscdevice misc;
+	char name[16];
+	struct dev_pagemap pagemap;
+	unsigned long pfn_first;
+	unsigned long npages;
+	struct page **backing;
+	unsigned long *touched;
+	spinlock_t lock;
+	unsigned int *free_stack;
+	unsigned long nfree;
+};
+
+/**
+ * struct svmtune_emu_ctx - one GPU context (an open file)
+ * @edev: its device
+ * @mm: the bound address space (mmgrab()ed)
+ * @notifier: keeps @pt coherent with the CPU page tables
+ * @lock: protects @pt
+ * @pt: device page table: virtual page number -> xa_mk_value(entry)
+ */
+struct svmtune_emu_ctx {
+	struct svmtune_emu_device *edev;
+	struct mm_struct *mm;
+	struct mmu_interval_notifier notifier;
+	struct mutex lock;
+	struct xarray pt;
+};
+
+/* Device page table entry: pfn << 16 | fragment shift << 8 | flags. */
+#define PTE_LOCAL	(1UL << 0)
+#define PTE_WRITE	(1UL << 1)
+
+static unsigned long svmtune_emu_pte(unsigned long pfn, unsigned int shift,
+				     unsigned long flags)
+{
+	return pfn << 16 | (unsigned long)shift << 8 | flags;
+}
+
+static struct svmtune_emu_device svmtune_emu_devices[SVMTUNE_EMU_MAX_DEVICES];
+
+static struct svmtune_emu_device *svmtune_emu_page_device(struct page *page)
+{
+	return container_of(page->pgmap, struct svmtune_emu_device, pagemap);
+}
+
+static unsigned long svmtune_emu_page_index(struct svmtune_emu_device *edev,
+					    struct page *page)
+{
+	return page_to_pfn(page) - edev->pfn_first;
+}
+
+static struct page *svmtune_emu_backing(struct page *page)
+{
+	struct svmtune_emu_device *edev = svmtune_emu_page_device(page);
+
+	return edev->backing[svmtune_emu_page_index(edev, page)];
+}
+
+/* Take a free VRAM page; NULL when VRAM is full. */
+static struct page *svmtune_emu_alloc_vram(struct svmtune_emu_device *edev)
+{
+	struct page *page;
+	unsigned int idx;
+
+	spin_lock(&edev->lock);
+	if (!edev->nfree) {
+		spin_unlock(&edev->lock);
+		return NULL;
+	}
+	idx = edev->free_stack[--edev->nfree];
+	spin_unlock(&edev->lock);
+
+	clear_bit(idx, edev->touched);
+	page = pfn_to_page(edev->pfn_first + idx);
+	zone_device_page_init(page);
+	return page;
+}
+
+static void svmtune_emu_page_free(struct page *page)
+{
+	struct svmtune_emu_device *edev = svmtune_emu_page_device(page);
+	unsigned long idx = svmtune_emu_page_index(edev, page);
+
+	/* Freed (unmapped, or the process exited) before the GPU touched it. */
+	if (!test_and_set_bit(idx, edev->touched))
+		svmtune_account_waste(&edev->core, NULL, 0, 1);
+
+	spin_lock(&edev->lock);
+	edev->free_stack[edev->nfree++] = idx;
+	spin_unlock(&edev->lock);
+}
+
+/*
+ * Copy the collected VRAM pages of @args back to new system pages.
+ * Returns how many pages are to move; @waste counts those the GPU never
+ * touched. Fails only if @fault_page could not get a system page.
+ */
+static int svmtune_emu_copy_to_system(struct migrate_vma *args,
+				      unsigned long *moved, unsigned long *waste)
+{
+	unsigned long i, addr;
+
+	*moved = 0;
+	*waste = 0;
+	for (i = 0, addr = args->start; addr < args->end; i++, addr += PAGE_SIZE) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct svmtune_emu_device *edev;
+		struct page *dpage;
+
+		args->dst[i] = 0;
+		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, args->vma, addr);
+		if (!dpage) {
+			if (spage == args->fault_page)
+				return -ENOMEM;
+			continue;
+		}
+		lock_page(dpage);
+		copy_highpage(dpage, svmtune_emu_backing(spage));
+		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
+		if (args->src[i] & MIGRATE_PFN_WRITE)
+			args->dst[i] |= MIGRATE_PFN_WRITE;
+		edev = svmtune_emu_page_device(spage);
+		if (!test_and_set_bit(svmtune_emu_page_index(edev, spage), edev->touched))
+			(*waste)++;
+		(*moved)++;
+	}
+	return 0;
+}
+
+static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < args->npages; i++)
+		if ((args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i])
+			n++;
+	return n;
+}
+
+/*
+ * Migrate the system pages of [start, end) inside @vma to VRAM. mmap_lock
+ * held. @fallback counts pages that could not get VRAM.
+ */
+static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
+					struct vm_area_struct *vma,
+					unsigned long start, unsigned long end,
+					unsigned long *fallback)
+{
+	unsigned long npages = (end - start) >> PAGE_SHIFT, i, moved;
+	struct migrate_vma args = { 0 };
+	unsigned long *pfns;
+	int ret;
+
+	pfns = kvcalloc(2 * npages, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return -ENOMEM;
+	args.vma = vma;
+	args.start = start;
+	args.end = end;
+	args.src = pfns;
+	args.dst = pfns + npages;
+	args.pgmap_owner = edev;
+	args.flags = MIGRATE_VMA_SELECT_SYSTEM;
+	ret = migrate_vma_setup(&args);
+	if (ret)
+		goto out_free;
+
+	for (i = 0; i < npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args.src[i]);
+		struct page *dpage;
+
+		if (!(args.src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = svmtune_emu_alloc_vram(edev);
+		if (!dpage) {
+			(*fallback)++;
+			continue;
+		}
+		if (spage)
+			copy_highpage(svmtune_emu_backing(dpage), spage);
+		else
+			clear_highpage(svmtune_emu_backing(dpage));
+		args.dst[i] = migrate_pfn(page_to_pfn(dpage));
+		if ((args.src[i] & MIGRATE_PFN_WRITE) ||
+		    (!spage && (vma->vm_flags & VM_WRITE)))
+			args.dst[i] |= MIGRATE_PFN_WRITE;
+	}
+	migrate_vma_pages(&args);
+	moved = svmtune_emu_count_migrated(&args);
+	/* VRAM pages whose migration failed are freed: not waste. */
+	for (i = 0; i < npages; i++)
+		if (args.dst[i] && !(args.src[i] & MIGRATE_PFN_MIGRATE))
+			set_bit(svmtune_emu_page_index(edev, migrate_pfn_to_page(args.dst[i])),
+				edev->touched);
+	migrate_vma_finalize(&args);
+	ret = moved;
+out_free:
+	kvfree(pfns);
+	return ret;
+}
+
+/* Migrate the VRAM pages of [start, end) inside @vma back. mmap_lock held. */
+static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
+				       struct vm_area_struct *vma,
+				       unsigned long start, unsigned long end,
+				       struct page *fault_page,
+				       unsigned long *waste)
+{
+	unsigned long npages = (end - start) >> PAGE_SHIFT, moved;
+	struct migrate_vma args = { 0 };
+	unsigned long *pfns;
+	int ret;
+
+	pfns = kvcalloc(2 * npages, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return -ENOMEM;
+	args.vma = vma;
+	args.start = start;
+	args.end = end;
+	args.src = pfns;
+	args.dst = pfns + npages;
+	args.pgmap_owner = edev;
+	args.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE;
+	args.fault_page = fault_page;
+	ret = migrate_vma_setup(&args);
+	if (ret)
+		goto out_free;
+	ret = svmtune_emu_copy_to_system(&args, &moved, waste);
+	migrate_vma_pages(&args);
+	moved = svmtune_emu_count_migrated(&args);
+	migrate_vma_finalize(&args);
+	if (!ret)
+		ret = moved;
+out_free:
+	kvfree(pfns);
+	return ret;
+}
+
+static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
+{
+	struct svmtune_emu_device *edev = svmtune_emu_page_device(vmf->page);
+	struct vm_area_struct *vma = vmf->vma;
+	struct svmtune_fault fault = {
+		.type = SVMTUNE_FAULT_CPU,
+		.addr = vmf->address,
+		.lo = vma->vm_start,
+		.hi = vma->vm_end,
+		.write = vmf->flags & FAULT_FLAG_WRITE,
+	};
+	struct svmtune_result result = { 0 };
+	struct svmtune_decision d;
+	unsigned long waste = 0;
+	long moved;
+
+	svmtune_decide(&edev->core, vma->vm_mm, &fault, &d);
+	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
+					   vmf->page, &waste);
+	if (moved < 0 && d.end - d.start > PAGE_SIZE) {
+		/* No memory for the window's arrays: bring back the page alone. */
+		d.start = vmf->address & PAGE_MASK;
+		d.end = d.start + PAGE_SIZE;
+		moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
+						   vmf->page, &waste);
+	}
+	if (moved < 0)
+		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	result.to_system = moved;
+	svmtune_account(&edev->core, vma->vm_mm, &fault, &d, &result);
+	if (waste)
+		svmtune_account_waste(&edev->core, vma->vm_mm, d.start, waste);
+	return 0;
+}
+
+static const struct dev_pagemap_ops svmtune_emu_pagemap_ops = {
+	.page_free = svmtune_emu_page_free,
+	.migrate_to_ram = svmtune_emu_cpu_fault,
+};
+
+static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
+				   const struct mmu_notifier_range *range,
+				   unsigned long cur_seq)
+{
+	struct svmtune_emu_ctx *ctx = container_of(mni, struct svmtune_emu_ctx, notifier);
+	unsigned long index;
+	void *entry;
+
+	if (mmu_notifier_range_blockable(range))
+		mutex_lock(&ctx->lock);
+	else if (!mutex_trylock(&ctx->lock))
+		return false;
+	mmu_interval_set_seq(mni, cur_seq);
+	xa_for_each_range(&ctx->pt, index, entry, range->start >> PAGE_SHIFT,
+			  (range->end - 1) >> PAGE_SHIFT)
+		xa_erase(&ctx->pt, index);
+	mutex_unlock(&ctx->lock);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops svmtune_emu_notifier_ops = {
+	.invalidate = svmtune_emu_invalidate,
+};
+
+/*
+ * Map [start, end) in the device page table as the CPU page tables have
+ * it, faulting pages in. Pages in this device's VRAM map locally, others
+ * remotely. Returns how many pages were mapped remotely, or an error.
+ */
+static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
+			    unsigned long end, bool write, unsigned int shift)
+{
+	unsigned long npages = (end - start) >> PAGE_SHIFT, i, remote;
+	unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	struct hmm_range range = {
+		.notifier = &ctx->notifier,
+		.start = start,
+		.end = end,
+		.default_flags = HMM_PFN_REQ_FAULT | (write ? HMM_PFN_REQ_WRITE : 0),
+		.dev_private_owner = ctx->edev,
+	};
+	long ret;
+
+	range.hmm_pfns = kvcalloc(npages, sizeof(*range.hmm_pfns), GFP_KERNEL);
+	if (!range.hmm_pfns)
+		return -ENOMEM;
+
+	for (;;) {
+		if (time_after(jiffies, timeout)) {
+			ret = -EBUSY;
+			goto out_free;
+		}
+		range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
+		mmap_read_lock(ctx->mm);
+		ret = hmm_range_fault(&range);
+		mmap_read_unlock(ctx->mm);
+		if (ret == -EBUSY)
+			continue;
+		if (ret)
+			goto out_free;
+		mutex_lock(&ctx->lock);
+		if (!mmu_interval_read_retry(&ctx->notifier, range.notifier_seq))
+			break;
+		mutex_unlock(&ctx->lock);
+	}
+
+	remote = 0;
+	for (i = 0; i < npages; i++) {
+		unsigned long hpfn = range.hmm_pfns[i], flags = 0;
+		struct page *page = hmm_pfn_to_page(hpfn);
+
+		if (!(hpfn & HMM_PFN_VALID))
+			continue;
+		if (is_device_private_page(page) && page->pgmap == &ctx->edev->pagemap)
+			flags |= PTE_LOCAL;
+		else
+			remote++;
+		if (hpfn & HMM_PFN_WRITE)
+			flags |= PTE_WRITE;
+		/* Replacing an entry allocates nothing; a new one may need a node. */
+		ret = xa_err(xa_store(&ctx->pt, (start >> PAGE_SHIFT) + i,
+				      xa_mk_value(svmtune_emu_pte(page_to_pfn(page),
+								   shift, flags)),
+				      GFP_NOWAIT | __GFP_NOWARN));
+		if (ret)
+			break;
+	}
+	mutex_unlock(&ctx->lock);
+	if (!ret)
+		ret = remote;
+out_free:
+	kvfree(range.hmm_pfns);
+	return ret;
+}
+
+/* Per-access totals reported to user space. */
+struct svmtune_emu_tally {
+	u64 faults;
+	u64 migrated;
+	u64 remote;
+};
+
+/* A device fault at @addr: ask the engine, migrate and map what it says. */
+static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr,
+				 bool write, struct svmtune_emu_tally *tally)
+{
+	struct svmtune_emu_device *edev = ctx->edev;
+	struct svmtune_result result = { 0 };
+	struct svmtune_fault fault = {
+		.type = SVMTUNE_FAULT_DEVICE,
+		.addr = addr,
+		.write = write,
+	};
+	struct vm_area_struct *vma;
+	struct svmtune_decision d;
+	long ret;
+
+	mmap_read_lock(ctx->mm);
+	vma = vma_lookup(ctx->mm, addr);
+	if (!vma || !(vma->vm_flags & (write ? VM_WRITE : VM_READ))) {
+		mmap_read_unlock(ctx->mm);
+		return -EFAULT;
+	}
+	fault.lo = vma->vm_start;
+	fault.hi = vma->vm_end;
+	svmtune_decide(&edev->core, ctx->mm, &fault, &d);
+	if (d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id) {
+		ret = svmtune_emu_migrate_to_vram(edev, vma, d.start, d.end,
+						  &result.fallback);
+		if (ret > 0)
+			result.to_device = ret;
+	}
+	mmap_read_unlock(ctx->mm);
+
+	ret = svmtune_emu_map(ctx, d.start, d.end, write, d.granularity);
+	if (ret >= 0)
+		result.remote = ret;
+	svmtune_account(&edev->core, ctx->mm, &fault, &d, &result);
+
+	tally->faults++;
+	tally->migrated += result.to_device;
+	tally->remote += result.remote;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Copy one page between the bounce buffer and the page the device page
+ * table maps at @addr. Returns -EAGAIN when the page is not mapped (or not
+ * writable for a write): a device fault.
+ */
+static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
+			     void *bounce, bool write)
+{
+	struct svmtune_emu_device *edev = ctx->edev;
+	unsigned long pte;
+	struct page *page;
+	void *entry, *va;
+
+	mutex_lock(&ctx->lock);
+	entry = xa_load(&ctx->pt, addr >> PAGE_SHIFT);
+	if (!entry || (write && !(xa_to_value(entry) & PTE_WRITE))) {
+		mutex_unlock(&ctx->lock);
+		return -EAGAIN;
+	}
+	pte = xa_to_value(entry);
+	page = pfn_to_page(pte >> 16);
+	if (pte & PTE_LOCAL) {
+		set_bit(svmtune_emu_page_index(edev, page), edev->touched);
+		page = svmtune_emu_backing(page);
+	}
+	va = kmap_local_page(page);
+	if (write)
+		memcpy(va, bounce, PAGE_SIZE);
+	else
+		memcpy(bounce, va, PAGE_SIZE);
+	kunmap_local(va);
+	mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+static int svmtune_emu_check_span(u64 addr, u64 size)
+{
+	if (!size || !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) ||
+	    size > SVMTUNE_EMU_MAX_BYTES || addr + size < addr ||
+	    addr + size > TASK_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+static struct svmtune_emu_ctx *svmtune_emu_file_ctx(struct file *file)
+{
+	struct svmtune_emu_ctx *ctx = file->private_data;
+
+	/* A context serves only the address space it was opened in. */
+	return current->mm == ctx->mm ? ctx : ERR_PTR(-EPERM);
+}
+
+static long svmtune_emu_ioctl_access(struct file *file, void *data)
+{
+	struct svmtune_emu_access *arg = data;
+	struct svmtune_emu_tally tally = { 0 };
+	struct svmtune_emu_ctx *ctx;
+	bool write = arg->op == SVMTUNE_EMU_WRITE;
+	unsigned long addr, tries;
+	void __user *uptr;
+	char *bounce;
+	long ret;
+
+	if (arg->flags || arg->faults || arg->migrated || arg->remote ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	if (arg->op != SVMTUNE_EMU_READ && arg->op != SVMTUNE_EMU_WRITE)
+		return -EINVAL;
+	ret = svmtune_emu_check_span(arg->addr, arg->size);
+	if (ret)
+		return ret;
+	ctx = svmtune_emu_file_ctx(file);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+
+	uptr = u64_to_user_ptr(arg->ptr);
+	bounce = kvmalloc(arg->size, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	if (write && copy_from_user(bounce, uptr, arg->size)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	if (!mmget_not_zero(ctx->mm)) {
+		ret = -ESRCH;
+		goto out_free;
+	}
+
+	for (addr = arg->addr; addr < arg->addr + arg->size; addr += PAGE_SIZE) {
+		void *page_buf = bounce + (addr - arg->addr);
+
+		for (tries = 0;; tries++) {
+			ret = svmtune_emu_touch(ctx, addr, page_buf, write);
+			if (ret != -EAGAIN)
+				break;
+			if (tries == SVMTUNE_EMU_FAULT_RETRIES) {
+				ret = -EBUSY;
+				break;
+			}
+			ret = svmtune_emu_gpu_fault(ctx, addr, write, &tally);
+			if (ret)
+				break;
+		}
+		if (ret)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	mmput(ctx->mm);
+
+	if (!ret && !write && copy_to_user(uptr, bounce, arg->size))
+		ret = -EFAULT;
+	arg->faults = tally.faults;
+	arg->migrated = tally.migrated;
+	arg->remote = tally.remote;
+out_free:
+	kvfree(bounce);
+	return ret;
+}
+
+static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
+{
+	struct svmtune_emu_migrate *arg = data;
+	struct svmtune_result result = { 0 };
+	struct svmtune_emu_device *edev;
+	struct svmtune_emu_ctx *ctx;
+	struct vm_area_struct *vma;
+	unsigned long addr, next, end, waste = 0;
+	long ret = 0, n;
+
+	if (arg->flags || arg->migrated ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	if (arg->dest != SVMTUNE_EMU_TO_DEVICE && arg->dest != SVMTUNE_EMU_TO_SYSTEM)
+		return -EINVAL;
+	ret = svmtune_emu_check_span(arg->addr, arg->size);
+	if (ret)
+		return ret;
+	ctx = svmtune_emu_file_ctx(file);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	edev = ctx->edev;
+	if (!mmget_not_zero(ctx->mm))
+		return -ESRCH;
+
+	end = arg->addr + arg->size;
+	mmap_read_lock(ctx->mm);
+	for (addr = arg->addr; addr < end; addr = next) {
+		vma = vma_lookup(ctx->mm, addr);
+		if (!vma) {
+			ret = -EFAULT;
+			break;
+		}
+		next = min(end, vma->vm_end);
+		if (arg->dest == SVMTUNE_EMU_TO_DEVICE) {
+			n = svmtune_emu_migrate_to_vram(edev, vma, addr, next,
+							&result.fallback);
+			if (n > 0)
+				result.to_device += n;
+		} else {
+			n = svmtune_emu_migrate_to_ram(edev, vma, addr, next,
+						       NULL, &waste);
+			if (n > 0)
+				result.to_system += n;
+		}
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+	}
+	mmap_read_unlock(ctx->mm);
+	svmtune_account(&edev->core, ctx->mm, NULL, NULL, &result);
+	if (waste)
+		svmtune_account_waste(&edev->core, ctx->mm, arg->addr, waste);
+	mmput(ctx->mm);
+	arg->migrated = result.to_device + result.to_system;
+	return ret;
+}
+
+static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
+{
+	struct svmtune_emu_snapshot *arg = data;
+	unsigned long npages, i, addr, index, chunk;
+	struct svmtune_emu_ctx *ctx;
+	u32 __user *uptr;
+	unsigned long *pfns;
+	u32 *entries;
+	long ret;
+
+	if (arg->flags || arg->reserved0 ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+		return -EINVAL;
+	ret = svmtune_emu_check_span(arg->addr, arg->size);
+	if (ret)
+		return ret;
+	ctx = svmtune_emu_file_ctx(file);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+
+	npages = arg->size >> PAGE_SHIFT;
+	uptr = u64_to_user_ptr(arg->ptr);
+	chunk = min(npages, 512UL);
+	pfns = kvcalloc(chunk, sizeof(*pfns), GFP_KERNEL);
+	entries = kvcalloc(chunk, sizeof(*entries), GFP_KERNEL);
+	if (!pfns || !entries) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	if (!mmget_not_zero(ctx->mm)) {
+		ret = -ESRCH;
+		goto out_free;
+	}
+
+	for (addr = arg->addr; addr < arg->addr + arg->size; addr += chunk << PAGE_SHIFT) {
+		unsigned long n = min(chunk, (arg->addr + arg->size - addr) >> PAGE_SHIFT);
+		struct hmm_range range = {
+			.notifier = &ctx->notifier,
+			.start = addr,
+			.end = addr + (n << PAGE_SHIFT),
+			.hmm_pfns = pfns,
+			.dev_private_owner = ctx->edev,
+		};
+
+		/* Snapshot: no fault flags, so nothing is faulted in. */
+		do {
+			range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
+			mmap_read_lock(ctx->mm);
+			ret = hmm_range_fault(&range);
+			mmap_read_unlock(ctx->mm);
+		} while (ret == -EBUSY);
+		if (ret == -EFAULT) {
+			/* Unmapped addresses: report them as absent. */
+			memset(pfns, 0, n * sizeof(*pfns));
+			ret = 0;
+		}
+		if (ret)
+			break;
+
+		mutex_lock(&ctx->lock);
+		for (i = 0; i < n; i++) {
+			struct page *page = hmm_pfn_to_page(pfns[i]);
+			void *entry;
+			u32 e = 0;
+
+			if (pfns[i] & HMM_PFN_VALID)
+				e |= is_device_private_page(page) ?
+				     SVMTUNE_EMU_PAGE_DEVICE : SVMTUNE_EMU_PAGE_SYSTEM;
+			index = (addr >> PAGE_SHIFT) + i;
+			entry = xa_load(&ctx->pt, index);
+			if (entry) {
+				unsigned long pte = xa_to_value(entry);
+
+				e |= SVMTUNE_EMU_PAGE_MAPPED;
+				if (!(pte & PTE_LOCAL))
+					e |= SVMTUNE_EMU_PAGE_REMOTE;
+				if (pte & PTE_WRITE)
+					e |= SVMTUNE_EMU_PAGE_WRITE;
+				e |= ((pte >> 8) & 0xff) << SVMTUNE_EMU_PAGE_FRAG_SHIFT;
+			}
+			entries[i] = e;
+		}
+		mutex_unlock(&ctx->lock);
+		if (copy_to_user(uptr + ((addr - arg->addr) >> PAGE_SHIFT), entries,
+				 n * sizeof(*entries))) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	mmput(ctx->mm);
+out_free:
+	kvfree(pfns);
+	kvfree(entries);
+	return ret;
+}
+
+static const struct svmtune_ioctl_desc svmtune_emu_ioctls[] = {
+	SVMTUNE_IOCTL(SVMTUNE_EMU_IOC_ACCESS, struct svmtune_emu_access, reserved,
+		      svmtune_emu_ioctl_access),
+	SVMTUNE_IOCTL(SVMTUNE_EMU_IOC_MIGRATE, struct svmtune_emu_migrate, reserved,
+		      svmtune_emu_ioctl_migrate),
+	SVMTUNE_IOCTL(SVMTUNE_EMU_IOC_SNAPSHOT, struct svmtune_emu_snapshot, reserved,
+		      svmtune_emu_ioctl_snapshot),
+};
+
+union svmtune_emu_ioctl_arg {
+	struct svmtune_emu_access access;
+	struct svmtune_emu_migrate migrate;
+	struct svmtune_emu_snapshot snapshot;
+};
+
+static long svmtune_emu_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg)
+{
+	union svmtune_emu_ioctl_arg karg;
+
+	return svmtune_ioctl_dispatch(svmtune_emu_ioctls,
+				      ARRAY_SIZE(svmtune_emu_ioctls),
+				      SVMTUNE_EMU_IOC_MAGIC, &karg, sizeof(karg),
+				      file, cmd, arg);
+}
+
+static int svmtune_emu_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+	struct svmtune_emu_device *edev =
+		container_of(misc, struct svmtune_emu_device, misc);
+	struct svmtune_emu_ctx *ctx;
+	int ret;
+
+	if (!current->mm)
+		return -EINVAL;
+	ret = svmtune_mm_attach(current->mm);
+	if (ret)
+		return ret;
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->edev = edev;
+	mutex_init(&ctx->lock);
+	xa_init(&ctx->pt);
+	ret = mmu_interval_notifier_insert(&ctx->notifier, current->mm, 0,
+					   ULONG_MAX & PAGE_MASK,
+					   &svmtune_emu_notifier_ops);
+	if (ret) {
+		kfree(ctx);
+		return ret;
+	}
+	ctx->mm = current->mm;
+	mmgrab(ctx->mm);
+	file->private_data = ctx;
+	return 0;
+}
+
+static int svmtune_emu_release(struct inode *inode, struct file *file)
+{
+	struct svmtune_emu_ctx *ctx = file->private_data;
+
+	mmu_interval_notifier_remove(&ctx->notifier);
+	xa_destroy(&ctx->pt);
+	mmdrop(ctx->mm);
+	kfree(ctx);
+	return 0;
+}
+
+static const struct file_operations svmtune_emu_fops = {
+	.owner = THIS_MODULE,
+	.open = svmtune_emu_open,
+	.release = svmtune_emu_release,
+	.unlocked_ioctl = svmtune_emu_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static void svmtune_emu_mem_info(struct svmtune_device *dev, u64 *total, u64 *free)
+{
+	struct svmtune_emu_device *edev =
+		container_of(dev, struct svmtune_emu_device, core);
+
+	spin_lock(&edev->lock);
+	*free = (u64)edev->nfree << PAGE_SHIFT;
+	spin_unlock(&edev->lock);
+	*total = (u64)edev->npages << PAGE_SHIFT;
+}
+
+static const struct svmtune_device_ops svmtune_emu_core_ops = {
+	.mem_info = svmtune_emu_mem_info,
+};
+
+/* Bring every VRAM page still in use back to system memory. */
+static void svmtune_emu_evict_all(struct svmtune_emu_device *edev)
+{
+	unsigned long npages = edev->npages, i;
+	unsigned long *src, *dst;
+
+	src = kvcalloc(npages, sizeof(*src), GFP_KERNEL | __GFP_NOFAIL);
+	dst = kvcalloc(npages, sizeof(*dst), GFP_KERNEL | __GFP_NOFAIL);
+	migrate_device_range(src, edev->pfn_first, npages);
+	for (i = 0; i < npages; i++) {
+		struct page *spage = migrate_pfn_to_page(src[i]);
+		struct page *dpage;
+
+		if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOFAIL);
+		lock_page(dpage);
+		copy_highpage(dpage, svmtune_emu_backing(spage));
+		dst[i] = migrate_pfn(page_to_pfn(dpage));
+		if (src[i] & MIGRATE_PFN_WRITE)
+			dst[i] |= MIGRATE_PFN_WRITE;
+	}
+	migrate_device_pages(src, dst, npages);
+	migrate_device_finalize(src, dst, npages);
+	kvfree(src);
+	kvfree(dst);
+}
+
+static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
+{
+	unsigned long i;
+
+	if (edev->backing)
+		for (i = 0; i < edev->npages; i++)
+			if (edev->backing[i])
+				__free_page(edev->backing[i]);
+	kvfree(edev->backing);
+	bitmap_free(edev->touched);
+	kvfree(edev->free_stack);
+}
+
+static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
+{
+	unsigned long size = (unsigned long)vram_mb << 20, i;
+	struct resource *res;
+	void *addr;
+	int ret;
+
+	spin_lock_init(&edev->lock);
+	edev->npages = size >> PAGE_SHIFT;
+	edev->backing = kvcalloc(edev->npages, sizeof(*edev->backing), GFP_KERNEL);
+	edev->touched = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	edev->free_stack = kvcalloc(edev->npages, sizeof(*edev->free_stack), GFP_KERNEL);
+	if (!edev->backing || !edev->touched || !edev->free_stack) {
+		ret = -ENOMEM;
+		goto err_free_mem;
+	}
+	for (i = 0; i < edev->npages; i++) {
+		edev->backing[i] = alloc_page(GFP_KERNEL);
+		if (!edev->backing[i]) {
+			ret = -ENOMEM;
+			goto err_free_mem;
+		}
+		/* Hand out low pages first. */
+		edev->free_stack[i] = edev->npages - 1 - i;
+	}
+	edev->nfree = edev->npages;
+
+	res = request_free_mem_region(&iomem_resource, size, "svmtune_emu");
+	if (IS_ERR(res)) {
+		ret = PTR_ERR(res);
+		goto err_free_mem;
+	}
+	edev->pagemap.type = MEMORY_DEVICE_PRIVATE;
+	edev->pagemap.range.start = res->start;
+	edev->pagemap.range.end = res->end;
+	edev->pagemap.nr_range = 1;
+	edev->pagemap.ops = &svmtune_emu_pagemap_ops;
+	edev->pagemap.owner = edev;
+	addr = memremap_pages(&edev->pagemap, numa_node_id());
+	if (IS_ERR(addr)) {
+		ret = PTR_ERR(addr);
+		goto err_release_region;
+	}
+	edev->pfn_first = res->start >> PAGE_SHIFT;
+
+	snprintf(edev->name, sizeof(edev->name), "svmtune_emu%d", id);
+	edev->core.name = edev->name;
+	edev->core.owner = THIS_MODULE;
+	edev->core.ops = &svmtune_emu_core_ops;
+	ret = svmtune_device_register(&edev->core);
+	if (ret)
+		goto err_memunmap;
+
+	edev->misc.minor = MISC_DYNAMIC_MINOR;
+	edev->misc.name = edev->name;
+	edev->misc.fops = &svmtune_emu_fops;
+	edev->misc.mode = 0666;
+	ret = misc_register(&edev->misc);
+	if (ret)
+		goto err_unregister;
+	pr_info("%s: %u MiB of VRAM, svmtune device %u\n", edev->name, vram_mb,
+		edev->core.id);
+	return 0;
+
+err_unregister:
+	svmtune_device_unregister(&edev->core);
+err_memunmap:
+	memunmap_pages(&edev->pagemap);
+err_release_region:
+	release_mem_region(res->start, resource_size(res));
+err_free_mem:
+	svmtune_emu_device_free_mem(edev);
+	return ret;
+}
+
+static void svmtune_emu_device_exit(struct svmtune_emu_device *edev)
+{
+	misc_deregister(&edev->misc);
+	svmtune_emu_evict_all(edev);
+	svmtune_device_unregister(&edev->core);
+	memunmap_pages(&edev->pagemap);
+	release_mem_region(edev->pagemap.range.start, range_len(&edev->pagemap.range));
+	svmtune_emu_device_free_mem(edev);
+}
+
+static int __init svmtune_emu_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ndevices; i++) {
+		ret = svmtune_emu_device_init(&svmtune_emu_devices[i], i);
+		if (ret) {
+			pr_err("cannot create device %u: %pe\n", i, ERR_PTR(ret));
+			goto err_exit_devices;
+		}
+	}
+	return 0;
+
+err_exit_devices:
+	while (i--)
+		svmtune_emu_device_exit(&svmtune_emu_devices[i]);
+	return ret;
+}
+
+static void __exit svmtune_emu_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ndevices; i++)
+		svmtune_emu_device_exit(&svmtune_emu_devices[i]);
+}
+
+module_init(svmtune_emu_init);
+module_exit(svmtune_emu_exit);
+
+MODULE_DESCRIPTION("Emulated GPU with device-private memory, driven by svmtune");
+MODULE_AUTHOR("The svmtune developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the emulated GPU driven through the svmtune policy engine: data
+ * integrity across GPU accesses, migrations and CPU faults; the windows each
+ * granularity produces; preferred location and access modes; CPU faults;
+ * fork, munmap and mremap of device-resident memory; device memory full;
+ * adaptive granularity; stats; and bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/svmtune.h>
+#include <linux/svmtune_emu.h>
+
+#include "kselftest_harness.h"
+#include "svmtune_test_util.h"
+
+#define EMU_DEV	"/dev/svmtune_emu0"
+#define PAGE	4096UL
+#define KIB	1024UL
+#define MIB	(1024UL * 1024)
+
+static int gpu_access(int fd, void *addr, unsigned long size, void *buf,
+		      uint32_t op, struct svmtune_emu_access *out)
+{
+	struct svmtune_emu_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)addr;
+	a.size = size;
+	a.ptr = (uintptr_t)buf;
+	a.op = op;
+	if (ioctl(fd, SVMTUNE_EMU_IOC_ACCESS, &a))
+		return -errno;
+	if (out)
+		*out = a;
+	return 0;
+}
+
+static int emu_migrate(int fd, void *addr, unsigned long size, uint32_t dest,
+		       uint64_t *migrated)
+{
+	struct svmtune_emu_migrate m;
+
+	memset(&m, 0, sizeof(m));
+	m.addr = (uintptr_t)addr;
+	m.size = size;
+	m.dest = dest;
+	if (ioctl(fd, SVMTUNE_EMU_IOC_MIGRATE, &m))
+		return -errno;
+	if (migrated)
+		*migrated = m.migrated;
+	return 0;
+}
+
+static int emu_snapshot(int fd, void *addr, unsigned long size, uint32_t *e)
+{
+	struct svmtune_emu_snapshot s;
+
+	memset(&s, 0, sizeof(s));
+	s.addr = (uintptr_t)addr;
+	s.size = size;
+	s.ptr = (uintptr_t)e;
+	return ioctl(fd, SVMTUNE_EMU_IOC_SNAPSHOT, &s) ? -errno : 0;
+}
+
+static int set_range_policy(int fd, void *start, unsigned long size, uint32_t set,
+			    uint32_t gran, uint32_t loc, uint32_t access)
+{
+	struct svmtune_range_policy p;
+
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)start;
+	p.size = size;
+	p.set = set;
+	p.granularity = gran;
+	p.preferred_loc = loc;
+	p.access = access;
+	return ioctl(fd, SVMTUNE_IOC_SET_POLICY, &p) ? -errno : 0;
+}
+
+static int range_stats(int fd, void *addr, struct svmtune_counters *c)
+{
+	struct svmtune_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_RANGE;
+	st.addr = (uintptr_t)addr;
+	if (ioctl(fd, SVMTUNE_IOC_GET_STATS, &st))
+		return -errno;
+	*c = st.counters;
+	return 0;
+}
+
+/* A 2 MiB-aligned anonymous mapping of @size bytes. */
+static char *map_aligned(unsigned long size)
+{
+	char *p = mmap(NULL, size + 2 * MIB, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + 2 * MIB - 1) & ~(2 * MIB - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + size, p + size + 2 * MIB - (a + size));
+	/* Windows are the subject here, not transparent huge pages. */
+	madvise(a, size, MADV_NOHUGEPAGE);
+	return a;
+}
+
+static void fill_pattern(char *buf, unsigned long size, unsigned int seed)
+{
+	unsigned long i;
+
+	for (i = 0; i < size; i += sizeof(uint32_t))
+		*(uint32_t *)(buf + i) = (uint32_t)(i * 2654435761u) ^ seed;
+}
+
+static unsigned long count_pages(const uint32_t *e, unsigned long n, uint32_t mask,
+				 uint32_t want)
+{
+	unsigned long i, c = 0;
+
+	for (i = 0; i < n; i++)
+		if ((e[i] & mask) == want)
+			c++;
+	return c;
+}
+
+FIXTURE(emu)
+{
+	int fd;		/* /dev/svmtune_emu0 */
+	int ctl;	/* /dev/svmtune */
+	char *buf;
+	unsigned long size;
+	char *tmp;
+	uint32_t *snap;
+	char saved_gran[32];
+	char saved_policy[32];
+};
+
+FIXTURE_SETUP(emu)
+{
+	if (geteuid() != 0)
+		SKIP(return, "sets global knobs: needs root");
+	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", EMU_DEV, strerror(errno));
+	self->ctl = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->ctl, 0);
+	self->size = 8 * MIB;
+	self->buf = map_aligned(self->size);
+	ASSERT_NE(NULL, self->buf);
+	self->tmp = malloc(self->size);
+	self->snap = calloc(self->size / PAGE, sizeof(uint32_t));
+	ASSERT_NE(NULL, self->tmp);
+	ASSERT_NE(NULL, self->snap);
+	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->saved_gran,
+					sizeof(self->saved_gran)));
+	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->saved_policy,
+					sizeof(self->saved_policy)));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+}
+
+FIXTURE_TEARDOWN(emu)
+{
+	if (geteuid() != 0)
+		return;
+	svmtune_write_sysfs("granularity", self->saved_gran);
+	svmtune_write_sysfs("policy", self->saved_policy);
+	munmap(self->buf, self->size);
+	free(self->tmp);
+	free(self->snap);
+	close(self->ctl);
+	close(self->fd);
+}
+
+TEST_F(emu, gpu_write_fresh_memory_cpu_reads_it)
+{
+	struct svmtune_emu_access out;
+
+	fill_pattern(self->tmp, self->size, 1);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(self->size / (2 * MIB), out.faults);
+	EXPECT_EQ(self->size / PAGE, out.migrated);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, self->size, self->snap));
+	EXPECT_EQ(self->size / PAGE,
+		  count_pages(self->snap, self->size / PAGE,
+			      SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED |
+			      SVMTUNE_EMU_PAGE_REMOTE,
+			      SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED));
+	/* The CPU faults every page back and sees what the GPU wrote. */
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, self->size, self->snap));
+	EXPECT_EQ(0, count_pages(self->snap, self->size / PAGE,
+				 SVMTUNE_EMU_PAGE_DEVICE, SVMTUNE_EMU_PAGE_DEVICE));
+}
+
+TEST_F(emu, gpu_reads_cpu_written_memory)
+{
+	fill_pattern(self->buf, self->size, 2);
+	memset(self->tmp, 0, self->size);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+}
+
+TEST_F(emu, gpu_reads_device_resident_memory)
+{
+	struct svmtune_emu_access out;
+	uint64_t migrated = 0;
+	char *want = malloc(self->size);
+
+	ASSERT_NE(NULL, want);
+	fill_pattern(self->buf, self->size, 3);
+	memcpy(want, self->buf, self->size);
+	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, self->size,
+				 SVMTUNE_EMU_TO_DEVICE, &migrated));
+	EXPECT_EQ(self->size / PAGE, migrated);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	/* Resident but not mapped yet: one fault per window, nothing moves. */
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(0, out.remote);
+	EXPECT_EQ(0, memcmp(want, self->tmp, self->size));
+	/* Mapped now: a second read takes no fault. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.faults);
+	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, self->size,
+				 SVMTUNE_EMU_TO_SYSTEM, &migrated));
+	EXPECT_EQ(self->size / PAGE, migrated);
+	EXPECT_EQ(0, memcmp(want, self->buf, self->size));
+	free(want);
+}
+
+FIXTURE(emu_gran)
+{
+	int fd;
+	char *buf;
+	uint32_t snap[4 * MIB / PAGE];
+	char saved[32];
+};
+
+FIXTURE_VARIANT(emu_gran)
+{
+	const char *knob;
+	unsigned long bytes;
+};
+
+FIXTURE_VARIANT_ADD(emu_gran, g4k) { .knob = "4K", .bytes = 4 * KIB };
+FIXTURE_VARIANT_ADD(emu_gran, g64k) { .knob = "64K", .bytes = 64 * KIB };
+FIXTURE_VARIANT_ADD(emu_gran, g512k) { .knob = "512K", .bytes = 512 * KIB };
+FIXTURE_VARIANT_ADD(emu_gran, g2m) { .knob = "2M", .bytes = 2 * MIB };
+
+FIXTURE_SETUP(emu_gran)
+{
+	if (geteuid() != 0)
+		SKIP(return, "sets global knobs: needs root");
+	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0);
+	self->buf = map_aligned(4 * MIB);
+	ASSERT_NE(NULL, self->buf);
+	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->saved, sizeof(self->saved)));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", variant->knob));
+}
+
+FIXTURE_TEARDOWN(emu_gran)
+{
+	if (geteuid() != 0)
+		return;
+	svmtune_write_sysfs("granularity", self->saved);
+	munmap(self->buf, 4 * MIB);
+	close(self->fd);
+}
+
+TEST_F(emu_gran, fault_migrates_exactly_the_aligned_window)
+{
+	unsigned long off = 2 * MIB + 3 * 64 * KIB + 5 * PAGE;	/* inside page 1 of 2M */
+	unsigned long first = (off & ~(variant->bytes - 1)) / PAGE;
+	unsigned long n = variant->bytes / PAGE, i;
+	struct svmtune_emu_access out;
+	char page[PAGE];
+
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(1, out.faults);
+	EXPECT_EQ(n, out.migrated);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 4 * MIB, self->snap));
+	for (i = 0; i < 4 * MIB / PAGE; i++) {
+		int in = i >= first && i < first + n;
+
+		EXPECT_EQ(in, !!(self->snap[i] & SVMTUNE_EMU_PAGE_DEVICE))
+			TH_LOG("page %lu", i);
+		EXPECT_EQ(in, !!(self->snap[i] & SVMTUNE_EMU_PAGE_MAPPED))
+			TH_LOG("page %lu", i);
+		if (in)
+			EXPECT_EQ(__builtin_ctzl(variant->bytes),
+				  SVMTUNE_EMU_PAGE_FRAG(self->snap[i]));
+	}
+}
+
+TEST_F(emu_gran, cpu_fault_brings_back_the_aligned_window)
+{
+	unsigned long off = 3 * 64 * KIB + 7 * PAGE;
+	unsigned long first = (off & ~(variant->bytes - 1)) / PAGE;
+	unsigned long n = variant->bytes / PAGE, i;
+
+	memset(self->buf, 0x5a, 4 * MIB);
+	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, 4 * MIB, SVMTUNE_EMU_TO_DEVICE, NULL));
+	EXPECT_EQ(0x5a, self->buf[off]);	/* CPU fault */
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 4 * MIB, self->snap));
+	for (i = 0; i < 4 * MIB / PAGE; i++) {
+		int back = i >= first && i < first + n;
+
+		EXPECT_EQ(back, !(self->snap[i] & SVMTUNE_EMU_PAGE_DEVICE))
+			TH_LOG("page %lu", i);
+	}
+}
+
+TEST_F(emu, range_granularity_overrides_global)
+{
+	struct svmtune_emu_access out;
+	char page[PAGE];
+
+	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, 2 * MIB,
+				      SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + PAGE, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(16, out.migrated);	/* 64 KiB */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(512, out.migrated);	/* the global 2 MiB */
+}
+
+TEST_F(emu, process_granularity_applies_without_range)
+{
+	struct svmtune_process_policy pp = { 0 };
+	struct svmtune_emu_access out;
+	char page[PAGE];
+
+	pp.set = SVMTUNE_POLICY_GRANULARITY;
+	pp.granularity = 15;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(8, out.migrated);	/* 32 KiB */
+	pp.granularity = SVMTUNE_GRANULARITY_UNSET;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+}
+
+TEST_F(emu, window_is_clipped_to_the_vma)
+{
+	struct svmtune_emu_access out;
+	char page[PAGE];
+	char *small;
+
+	/* A 3-page mapping: the 2 MiB window shrinks to it. */
+	small = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, small);
+	ASSERT_EQ(0, gpu_access(self->fd, small + PAGE, PAGE, page, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(3, out.migrated);
+	munmap(small, 3 * PAGE);
+}
+
+TEST_F(emu, preferred_system_maps_remote_and_migrates_nothing)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+
+	fill_pattern(self->buf, 2 * MIB, 4);
+	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, 2 * MIB,
+				      SVMTUNE_POLICY_PREFERRED_LOC, 0,
+				      SVMTUNE_LOC_SYSTEM, 0));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(512, out.remote);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, 2 * MIB));
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, self->snap));
+	EXPECT_EQ(512, count_pages(self->snap, 512,
+				   SVMTUNE_EMU_PAGE_SYSTEM | SVMTUNE_EMU_PAGE_DEVICE |
+				   SVMTUNE_EMU_PAGE_MAPPED | SVMTUNE_EMU_PAGE_REMOTE,
+				   SVMTUNE_EMU_PAGE_SYSTEM | SVMTUNE_EMU_PAGE_MAPPED |
+				   SVMTUNE_EMU_PAGE_REMOTE));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(0, c.pages_to_device);
+	EXPECT_EQ(512, c.remote_pages);
+	EXPECT_EQ(1, c.gpu_faults);
+	/* GPU writes through the remote mapping land in system memory. */
+	fill_pattern(self->tmp, 2 * MIB, 5);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, 2 * MIB));
+}
+
+TEST_F(emu, access_remote_never_migrates)
+{
+	struct svmtune_emu_access out;
+
+	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, self->size,
+				      SVMTUNE_POLICY_ACCESS, 0, 0, SVMTUNE_ACCESS_REMOTE));
+	fill_pattern(self->tmp, self->size, 6);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(self->size / PAGE, out.remote);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+}
+
+TEST_F(emu, read_mostly_reads_remote_writes_migrate)
+{
+	struct svmtune_emu_access out;
+	char page[PAGE];
+
+	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, self->size,
+				      SVMTUNE_POLICY_ACCESS, 0, 0,
+				      SVMTUNE_ACCESS_READ_MOSTLY));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(512, out.remote);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, PAGE, page,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(512, out.migrated);
+}
+
+TEST_F(emu, preferred_device_cpu_fault_takes_one_page)
+{
+	struct svmtune_emu_access out;
+
+	memset(self->buf, 0x11, 2 * MIB);
+	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, 2 * MIB,
+				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 1, 0));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(512, out.migrated);
+	EXPECT_EQ(0x11, self->buf[5 * PAGE]);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, self->snap));
+	EXPECT_EQ(511, count_pages(self->snap, 512, SVMTUNE_EMU_PAGE_DEVICE,
+				   SVMTUNE_EMU_PAGE_DEVICE));
+}
+
+TEST_F(emu, fork_child_sees_device_resident_data)
+{
+	int status;
+	pid_t pid;
+
+	fill_pattern(self->tmp, self->size, 7);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, NULL));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct svmtune_emu_access a = { 0 };
+
+		if (memcmp(self->buf, self->tmp, self->size))
+			_exit(1);
+		/* The inherited GPU context is not the child's. */
+		a.addr = (uintptr_t)self->buf;
+		a.size = PAGE;
+		a.ptr = (uintptr_t)self->tmp;
+		a.op = SVMTUNE_EMU_READ;
+		if (!ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a) || errno != EPERM)
+			_exit(2);
+		self->buf[0] ^= 1;	/* copy-on-write: the parent must not see it */
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+}
+
+TEST_F(emu, munmap_device_resident_frees_vram)
+{
+	struct svmtune_device_info di;
+	uint64_t free_before;
+
+	memset(&di, 0, sizeof(di));
+	di.id = 1;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
+	free_before = di.mem_free_bytes;
+	fill_pattern(self->tmp, self->size, 8);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, NULL));
+	memset(&di, 0, sizeof(di));
+	di.id = 1;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
+	EXPECT_EQ(free_before - self->size, di.mem_free_bytes);
+	ASSERT_EQ(0, munmap(self->buf, self->size));
+	memset(&di, 0, sizeof(di));
+	di.id = 1;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
+	EXPECT_EQ(free_before, di.mem_free_bytes);
+	self->buf = map_aligned(self->size);	/* for the teardown */
+	ASSERT_NE(NULL, self->buf);
+}
+
+TEST_F(emu, mremap_device_resident_keeps_data)
+{
+	char *moved;
+
+	fill_pattern(self->tmp, self->size, 9);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, NULL));
+	moved = mremap(self->buf, self->size, 2 * self->size, MREMAP_MAYMOVE);
+	ASSERT_NE(MAP_FAILED, moved);
+	EXPECT_EQ(0, memcmp(moved, self->tmp, self->size));
+	/* And the GPU reads the same through the new address. */
+	memset(self->tmp, 0, self->size);
+	ASSERT_EQ(0, gpu_access(self->fd, moved, self->size, self->tmp,
+				SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(0, memcmp(moved, self->tmp, self->size));
+	munmap(moved, 2 * self->size);
+	self->buf = map_aligned(self->size);
+	ASSERT_NE(NULL, self->buf);
+}
+
+TEST_F(emu, random_sequence_keeps_data_intact)
+{
+	unsigned long npages = self->size / PAGE, i, first, n;
+	char *shadow = malloc(self->size);
+	unsigned int seed = 12345, step;
+
+	ASSERT_NE(NULL, shadow);
+	memset(self->buf, 0, self->size);
+	memset(shadow, 0, self->size);
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
+	for (step = 0; step < 300; step++) {
+		first = rand_r(&seed) % npages;
+		n = 1 + rand_r(&seed) % 64;
+		if (first + n > npages)
+			n = npages - first;
+		switch (rand_r(&seed) % 5) {
+		case 0:	/* GPU write */
+			for (i = 0; i < n * PAGE; i++)
+				self->tmp[i] = rand_r(&seed);
+			ASSERT_EQ(0, gpu_access(self->fd, self->buf + first * PAGE, n * PAGE,
+						self->tmp, SVMTUNE_EMU_WRITE, NULL));
+			memcpy(shadow + first * PAGE, self->tmp, n * PAGE);
+			break;
+		case 1:	/* CPU write */
+			for (i = 0; i < n * PAGE; i += 64)
+				shadow[first * PAGE + i] = self->buf[first * PAGE + i] = rand_r(&seed);
+			break;
+		case 2:
+			ASSERT_EQ(0, emu_migrate(self->fd, self->buf + first * PAGE, n * PAGE,
+						 SVMTUNE_EMU_TO_DEVICE, NULL));
+			break;
+		case 3:
+			ASSERT_EQ(0, emu_migrate(self->fd, self->buf + first * PAGE, n * PAGE,
+						 SVMTUNE_EMU_TO_SYSTEM, NULL));
+			break;
+		case 4:	/* GPU read */
+			ASSERT_EQ(0, gpu_access(self->fd, self->buf + first * PAGE, n * PAGE,
+						self->tmp, SVMTUNE_EMU_READ, NULL));
+			ASSERT_EQ(0, memcmp(self->tmp, shadow + first * PAGE, n * PAGE))
+				TH_LOG("step %u", step);
+			break;
+		}
+	}
+	EXPECT_EQ(0, memcmp(self->buf, shadow, self->size));
+	free(shadow);
+}
+
+TEST_F(emu, device_memory_full_falls_back_to_remote)
+{
+	unsigned long size = 96 * MIB;	/* more than the 64 MiB of VRAM */
+	struct svmtune_emu_access out;
+	char *big = map_aligned(size), *data = malloc(size);
+
+	ASSERT_NE(NULL, big);
+	ASSERT_NE(NULL, data);
+	fill_pattern(data, size, 10);
+	ASSERT_EQ(0, gpu_access(self->fd, big, size, data, SVMTUNE_EMU_WRITE, &out));
+	EXPECT_GT(out.remote, 0);
+	EXPECT_EQ(size / PAGE, out.migrated + out.remote);
+	EXPECT_EQ(0, memcmp(big, data, size));
+	munmap(big, size);
+	free(data);
+}
+
+TEST_F(emu, adaptive_grows_on_sequential_access)
+{
+	struct svmtune_emu_access out;
+	unsigned long off, first = 0, last = 0;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	for (off = 0; off < self->size; off += PAGE) {
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		if (out.faults && !first)
+			first = out.migrated;
+		if (out.faults)
+			last = out.migrated;
+	}
+	/* Windows grew from 64 KiB to the 2 MiB bound. */
+	EXPECT_EQ(16, first);
+	EXPECT_EQ(512, last);
+}
+
+TEST_F(emu, adaptive_stays_small_on_sparse_access)
+{
+	struct svmtune_emu_access out;
+	uint64_t total = 0;
+	unsigned int seed = 7, i;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	for (i = 0; i < 64; i++) {
+		unsigned long off = (rand_r(&seed) % (self->size / PAGE)) * PAGE;
+
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		total += out.migrated;
+	}
+	/* Fixed 2 MiB would move the whole 8 MiB; adaptive moves far less. */
+	EXPECT_LT(total, self->size / PAGE / 4);
+}
+
+TEST_F(emu, stats_count_faults_and_pages)
+{
+	struct svmtune_stats st;
+	struct svmtune_counters c;
+	char page[PAGE];
+
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(1, c.gpu_faults);
+	EXPECT_EQ(512, c.pages_to_device);
+	EXPECT_EQ(512 * PAGE, c.bytes_to_device);
+	EXPECT_EQ(512, c.window_pages);
+	EXPECT_EQ(0, self->buf[100]);	/* CPU fault: 2 MiB back */
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(1, c.cpu_faults);
+	EXPECT_EQ(512, c.pages_to_system);
+	EXPECT_EQ(511, c.waste_pages);	/* only one page was touched by the GPU */
+
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_DEVICE;
+	st.id = 1;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_STATS, &st));
+	EXPECT_GE(st.counters.gpu_faults, 1);
+	EXPECT_GE(st.counters.pages_to_device, 512);
+}
+
+TEST_F(emu, bad_input_refused)
+{
+	struct svmtune_emu_access a;
+	struct svmtune_emu_migrate m;
+	char page[PAGE];
+
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf + 1, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, 0, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, PAGE + 1, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, 512 * MIB, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, (void *)-PAGE, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, PAGE, page, 3, NULL));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf, PAGE, NULL, SVMTUNE_EMU_WRITE, NULL));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf, PAGE, (void *)8, SVMTUNE_EMU_READ, NULL));
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)self->buf;
+	a.size = PAGE;
+	a.ptr = (uintptr_t)page;
+	a.op = SVMTUNE_EMU_READ;
+	a.reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.reserved[0] = 0;
+	a.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(SVMTUNE_EMU_IOC_MAGIC, 0x03, struct svmtune_emu_access), &a));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_VERSION, &a));
+	EXPECT_EQ(ENOTTY, errno);
+
+	memset(&m, 0, sizeof(m));
+	m.addr = (uintptr_t)self->buf;
+	m.size = PAGE;
+	m.dest = 3;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_MIGRATE, &m));
+	EXPECT_EQ(EINVAL, errno);
+	/* Unmapped memory. */
+	ASSERT_EQ(0, munmap(self->buf + 4 * MIB, PAGE));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf + 4 * MIB, PAGE, page,
+				      SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EFAULT, emu_migrate(self->fd, self->buf + 4 * MIB, PAGE,
+				       SVMTUNE_EMU_TO_DEVICE, NULL));
+}
+
+TEST_F(emu, read_only_mapping_refuses_gpu_write)
+{
+	char page[PAGE] = { 0 };
+	char *ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(0, gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_WRITE, NULL));
+	munmap(ro, PAGE);
+}
+
+TEST_HARNESS_MAIN
