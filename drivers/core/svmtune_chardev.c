@@ -181,11 +181,27 @@ out_mmput:
 	return ret;
 }
 
+/* GET_POLICY's answer for @range (may be NULL) of @smm (may be NULL). */
+static void svmtune_get_policy_fill(struct svmtune_range_policy *arg,
+				    struct svmtune_mm *smm,
+				    struct svmtune_range *range)
+{
+	struct svmtune_policy eff;
+
+	svmtune_policy_effective(smm, range, &eff);
+	arg->granularity = range ? range->pol.granularity : SVMTUNE_GRANULARITY_UNSET;
+	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
+	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
+	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
+			       eff.granularity : READ_ONCE(svmtune_granularity);
+	arg->eff_preferred_loc = eff.preferred_loc;
+	arg->eff_access = eff.access;
+}
+
 static long svmtune_ioctl_get_policy(struct file *file, void *data)
 {
 	struct svmtune_range_policy *arg = data;
 	struct svmtune_range *range = NULL;
-	struct svmtune_policy eff;
 	struct svmtune_mm *smm;
 	struct mm_struct *mm;
 	u64 end;
@@ -216,19 +232,13 @@ static long svmtune_ioctl_get_policy(struct file *file, void *data)
 				end = min_t(u64, end, range->start);
 			range = NULL;
 		}
-	}
-	svmtune_policy_effective(smm, range, &eff);
-	arg->granularity = range ? range->pol.granularity : SVMTUNE_GRANULARITY_UNSET;
-	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
-	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
-	if (smm)
+		svmtune_get_policy_fill(arg, smm, range);
 		spin_unlock(&smm->lock);
+	} else {
+		svmtune_get_policy_fill(arg, NULL, NULL);
+	}
 
 	arg->extent_end = end;
-	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
-			       eff.granularity : READ_ONCE(svmtune_granularity);
-	arg->eff_preferred_loc = eff.preferred_loc;
-	arg->eff_access = eff.access;
 	mmput(mm);
 	return 0;
 }

@@ -117,40 +117,20 @@ static void svmtune_adaptive_fault(struct svmtune_adaptive *ad,
 	ad->shift = clamp_t(unsigned int, ad->shift, lo, hi);
 }
 
-/**
- * svmtune_decide() - decide what a fault migrates or maps
- * @dev: the device that faulted (for a CPU fault: the one holding the page)
- * @mm: the faulting address space; the caller holds a reference on its
- *	users and may hold its mmap_lock
- * @fault: the fault
- * @decision: the answer
- *
- * May sleep (it can allocate a range for an address that has none), but
- * takes no lock the caller could hold.
+/*
+ * The decision for @fault given its address space's state (@smm, may be
+ * NULL) and range (may be NULL), with @smm's lock held when it is given.
  */
-void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
-		    const struct svmtune_fault *fault,
-		    struct svmtune_decision *decision)
+static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm,
+			      struct svmtune_range *range,
+			      const struct svmtune_fault *fault,
+			      struct svmtune_decision *decision)
 {
 	unsigned long addr = fault->addr & PAGE_MASK;
 	unsigned long lo = fault->lo, hi = fault->hi;
-	struct svmtune_range *range = NULL, *prealloc = NULL;
-	struct svmtune_policy eff;
-	struct svmtune_mm *smm;
-	unsigned int shift;
 	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
-
-	smm = svmtune_mm_find(mm);
-	if (smm) {
-		spin_lock(&smm->lock);
-		range = svmtune_range_find(smm, addr);
-		if (!range) {
-			spin_unlock(&smm->lock);
-			prealloc = svmtune_range_alloc(GFP_KERNEL);
-			spin_lock(&smm->lock);
-			range = svmtune_range_fill_gap(smm, addr, lo, hi, &prealloc);
-		}
-	}
+	struct svmtune_policy eff;
+	unsigned int shift;
 
 	svmtune_policy_effective(smm, range, &eff);
 	shift = eff.granularity;
@@ -200,8 +180,45 @@ void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 		range->ad.next = decision->end;
 		range->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
 	}
-	if (smm)
+}
+
+/**
+ * svmtune_decide() - decide what a fault migrates or maps
+ * @dev: the device that faulted (for a CPU fault: the one holding the page)
+ * @mm: the faulting address space; the caller holds a reference on its
+ *	users and may hold its mmap_lock
+ * @fault: the fault
+ * @decision: the answer
+ *
+ * May sleep (it can allocate a range for an address that has none), but
+ * takes no lock the caller could hold.
+ */
+void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
+		    const struct svmtune_fault *fault,
+		    struct svmtune_decision *decision)
+{
+	struct svmtune_range *range, *prealloc = NULL;
+	unsigned long addr = fault->addr & PAGE_MASK;
+	struct svmtune_mm *smm;
+
+	smm = svmtune_mm_find(mm);
+	if (!smm) {
+		svmtune_decide_in(dev, NULL, NULL, fault, decision);
+		return;
+	}
+
+	spin_lock(&smm->lock);
+	range = svmtune_range_find(smm, addr);
+	if (!range) {
+		/* Give the address a range of its own: adaptive state, counters. */
 		spin_unlock(&smm->lock);
+		prealloc = svmtune_range_alloc(GFP_KERNEL);
+		spin_lock(&smm->lock);
+		range = svmtune_range_fill_gap(smm, addr, fault->lo, fault->hi,
+					       &prealloc);
+	}
+	svmtune_decide_in(dev, smm, range, fault, decision);
+	spin_unlock(&smm->lock);
 	if (prealloc)
 		svmtune_range_free(prealloc);
 }
@@ -220,6 +237,23 @@ static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
 		range_counters[c] += n;
 }
 
+static void svmtune_account_in(struct svmtune_device *dev, u64 *mc, u64 *rc,
+			       const struct svmtune_fault *fault,
+			       const struct svmtune_decision *decision,
+			       const struct svmtune_result *result)
+{
+	if (fault) {
+		svmtune_count(dev, mc, rc, fault->type == SVMTUNE_FAULT_CPU ?
+			      SVMTUNE_CNT_CPU_FAULTS : SVMTUNE_CNT_GPU_FAULTS, 1);
+		svmtune_count(dev, mc, rc, SVMTUNE_CNT_WINDOW_PAGES,
+			      (decision->end - decision->start) >> PAGE_SHIFT);
+	}
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_PAGES_TO_DEVICE, result->to_device);
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_PAGES_TO_SYSTEM, result->to_system);
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_REMOTE_PAGES, result->remote);
+	svmtune_count(dev, mc, rc, SVMTUNE_CNT_FALLBACK_PAGES, result->fallback);
+}
+
 /**
  * svmtune_account() - record what a backend did
  * @dev: the device
@@ -234,31 +268,17 @@ void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 		     const struct svmtune_result *result)
 {
 	struct svmtune_mm *smm = svmtune_mm_find(mm);
-	struct svmtune_range *range = NULL;
-	u64 *mc = NULL, *rc = NULL;
-	unsigned long addr = fault ? fault->addr : 0;
+	struct svmtune_range *range;
 
-	if (smm) {
-		spin_lock(&smm->lock);
-		mc = smm->counters;
-		if (fault) {
-			range = svmtune_range_find(smm, addr);
-			if (range)
-				rc = range->counters;
-		}
+	if (!smm) {
+		svmtune_account_in(dev, NULL, NULL, fault, decision, result);
+		return;
 	}
-	if (fault) {
-		svmtune_count(dev, mc, rc, fault->type == SVMTUNE_FAULT_CPU ?
-			      SVMTUNE_CNT_CPU_FAULTS : SVMTUNE_CNT_GPU_FAULTS, 1);
-		svmtune_count(dev, mc, rc, SVMTUNE_CNT_WINDOW_PAGES,
-			      (decision->end - decision->start) >> PAGE_SHIFT);
-	}
-	svmtune_count(dev, mc, rc, SVMTUNE_CNT_PAGES_TO_DEVICE, result->to_device);
-	svmtune_count(dev, mc, rc, SVMTUNE_CNT_PAGES_TO_SYSTEM, result->to_system);
-	svmtune_count(dev, mc, rc, SVMTUNE_CNT_REMOTE_PAGES, result->remote);
-	svmtune_count(dev, mc, rc, SVMTUNE_CNT_FALLBACK_PAGES, result->fallback);
-	if (smm)
-		spin_unlock(&smm->lock);
+	spin_lock(&smm->lock);
+	range = fault ? svmtune_range_find(smm, fault->addr) : NULL;
+	svmtune_account_in(dev, smm->counters, range ? range->counters : NULL,
+			   fault, decision, result);
+	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account);
 

@@ -130,13 +130,12 @@ static ssize_t svmtune_store_adaptive_bound(const char *buf, size_t count,
 	if (ret)
 		return ret;
 	mutex_lock(&svmtune_knob_lock);
-	if (is_min ? shift > svmtune_adaptive_max : shift < svmtune_adaptive_min) {
+	if (is_min ? shift > svmtune_adaptive_max : shift < svmtune_adaptive_min)
 		ret = -EINVAL;
-	} else if (is_min) {
+	else if (is_min)
 		WRITE_ONCE(svmtune_adaptive_min, shift);
-	} else {
+	else
 		WRITE_ONCE(svmtune_adaptive_max, shift);
-	}
 	mutex_unlock(&svmtune_knob_lock);
 	return ret ?: count;
 }

@@ -358,9 +358,11 @@ TEST_F(policy, foreign_process_needs_cap_sys_admin)
 	/* Root may; a pid that does not exist is ESRCH. */
 	pp.pid = 1;
 	EXPECT_EQ(0, ioctl(self->fd, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
+	memset(&pp, 0, sizeof(pp));
 	pp.pid = 0x80000000u;	/* not a pid_t */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
 	EXPECT_EQ(EINVAL, errno);
+	memset(&pp, 0, sizeof(pp));
 	pp.pid = free_pid();
 	ASSERT_NE(0, pp.pid);
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
@@ -415,7 +417,7 @@ TEST_F(policy, sysfs_granularity_accepts_sizes)
 
 	if (geteuid() != 0)
 		SKIP(return, "writing knobs needs root");
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		ASSERT_EQ(0, svmtune_write_sysfs("granularity", good[i][0]));
 		ASSERT_EQ(0, svmtune_read_sysfs("granularity", buf, sizeof(buf)));
 		EXPECT_STREQ(good[i][1], buf);
@@ -434,7 +436,7 @@ TEST_F(policy, sysfs_bad_values_refused_and_old_value_kept)
 	if (geteuid() != 0)
 		SKIP(return, "writing knobs needs root");
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "256K"));
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, svmtune_write_sysfs("granularity", bad[i]))
 			TH_LOG("value '%s'", bad[i]);
 		ASSERT_EQ(0, svmtune_read_sysfs("granularity", buf, sizeof(buf)));

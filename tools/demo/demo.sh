@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # svmtune's main job, as it runs inside the test VM (make run).
-# What it shows grows with svmtune: today the core module and the amdgpu/KFD
-# it will attach to.
+# Shows the modules, the emulated GPU registered with the policy engine, a
+# workload under two policies, and the amdgpu/KFD the KFD backend will
+# attach to.
 
 echo "== kernel"
 uname -r
@@ -11,13 +12,20 @@ echo
 echo "== svmtune modules loaded"
 lsmod | grep -E '^(Module|svmtune)'
 echo
+echo "== the emulated GPU"
+ls -l /dev/svmtune_emu*
+dmesg | grep -E 'svmtune(_emu)?: (device|svmtune_emu)'
+echo
+echo "== workload: two patterns under two policies"
+/extra/svmtune_demo || exit 1
+echo
 echo "== /dev/svmtune"
 ls -l /dev/svmtune
 /extra/svmtunectl version
 echo
 echo "== /sys/kernel/svmtune"
 for f in /sys/kernel/svmtune/*; do
-	[ -f "$f" ] && printf '%-40s %s\n' "$f" "$(cat "$f")"
+	[ -f "$f" ] && printf '%-40s %s\n' "$f" "$(head -n 1 "$f")"
 done
 echo
 echo "== amdgpu / KFD in this kernel (no GPU in the VM)"

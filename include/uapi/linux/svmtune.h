@@ -98,6 +98,7 @@ struct svmtune_version {
  *	process and global defaults are applied
  * @eff_preferred_loc: out (GET): the preferred location in effect
  * @eff_access: out (GET): the access mode in effect
+ * @reserved0: must be zero
  * @reserved: must be zero
  *
  * SET applies the chosen fields to every page of [@start, @start + @size);
