@@ -286,7 +286,6 @@ int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
 
 			gap->start = addr;
 			gap->end = range && range->start < end ? range->start : end;
-			gap->pol = smm->defaults;
 			gap->pol.granularity = SVMTUNE_GRANULARITY_UNSET;
 			gap->pol.access = SVMTUNE_ACCESS_UNSET;
 			gap->pol.preferred_loc = SVMTUNE_LOC_UNSET;

@@ -249,6 +249,39 @@ static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
 }
 
 /*
+ * Collect [start, end) of @vma for migration (migrate_vma_setup()) with
+ * src/dst arrays of its own; on success the caller finishes the migration
+ * and kvfree()s args->src.
+ */
+static int svmtune_emu_migrate_setup(struct migrate_vma *args,
+				     struct svmtune_emu_device *edev,
+				     struct vm_area_struct *vma,
+				     unsigned long start, unsigned long end,
+				     unsigned long flags, struct page *fault_page)
+{
+	unsigned long npages = (end - start) >> PAGE_SHIFT;
+	unsigned long *pfns;
+	int ret;
+
+	pfns = kvcalloc(2 * npages, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return -ENOMEM;
+	memset(args, 0, sizeof(*args));
+	args->vma = vma;
+	args->start = start;
+	args->end = end;
+	args->src = pfns;
+	args->dst = pfns + npages;
+	args->pgmap_owner = edev;
+	args->flags = flags;
+	args->fault_page = fault_page;
+	ret = migrate_vma_setup(args);
+	if (ret)
+		kvfree(pfns);
+	return ret;
+}
+
+/*
  * Migrate the system pages of [start, end) inside @vma to VRAM. mmap_lock
  * held. @fallback counts pages that could not get VRAM.
  */
@@ -257,26 +290,16 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
 					unsigned long start, unsigned long end,
 					unsigned long *fallback)
 {
-	unsigned long npages = (end - start) >> PAGE_SHIFT, i, moved;
-	struct migrate_vma args = { 0 };
-	unsigned long *pfns;
+	struct migrate_vma args;
+	unsigned long i, moved;
 	int ret;
 
-	pfns = kvcalloc(2 * npages, sizeof(*pfns), GFP_KERNEL);
-	if (!pfns)
-		return -ENOMEM;
-	args.vma = vma;
-	args.start = start;
-	args.end = end;
-	args.src = pfns;
-	args.dst = pfns + npages;
-	args.pgmap_owner = edev;
-	args.flags = MIGRATE_VMA_SELECT_SYSTEM;
-	ret = migrate_vma_setup(&args);
+	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
+					MIGRATE_VMA_SELECT_SYSTEM, NULL);
 	if (ret)
-		goto out_free;
+		return ret;
 
-	for (i = 0; i < npages; i++) {
+	for (i = 0; i < args.npages; i++) {
 		struct page *spage = migrate_pfn_to_page(args.src[i]);
 		struct page *dpage;
 
@@ -299,15 +322,13 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
 	/* VRAM pages whose migration failed are freed: not waste. */
-	for (i = 0; i < npages; i++)
+	for (i = 0; i < args.npages; i++)
 		if (args.dst[i] && !(args.src[i] & MIGRATE_PFN_MIGRATE))
 			set_bit(svmtune_emu_page_index(edev, migrate_pfn_to_page(args.dst[i])),
 				edev->touched);
 	migrate_vma_finalize(&args);
-	ret = moved;
-out_free:
-	kvfree(pfns);
-	return ret;
+	kvfree(args.src);
+	return moved;
 }
 
 /* Migrate the VRAM pages of [start, end) inside @vma back. mmap_lock held. */
@@ -317,34 +338,20 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 				       struct page *fault_page,
 				       unsigned long *waste)
 {
-	unsigned long npages = (end - start) >> PAGE_SHIFT, moved;
-	struct migrate_vma args = { 0 };
-	unsigned long *pfns;
+	struct migrate_vma args;
+	unsigned long moved;
 	int ret;
 
-	pfns = kvcalloc(2 * npages, sizeof(*pfns), GFP_KERNEL);
-	if (!pfns)
-		return -ENOMEM;
-	args.vma = vma;
-	args.start = start;
-	args.end = end;
-	args.src = pfns;
-	args.dst = pfns + npages;
-	args.pgmap_owner = edev;
-	args.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE;
-	args.fault_page = fault_page;
-	ret = migrate_vma_setup(&args);
+	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
+					MIGRATE_VMA_SELECT_DEVICE_PRIVATE, fault_page);
 	if (ret)
-		goto out_free;
+		return ret;
 	ret = svmtune_emu_copy_to_system(&args, &moved, waste);
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
 	migrate_vma_finalize(&args);
-	if (!ret)
-		ret = moved;
-out_free:
-	kvfree(pfns);
-	return ret;
+	kvfree(args.src);
+	return ret ? ret : moved;
 }
 
 static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)

@@ -71,21 +71,6 @@ static int emu_snapshot(int fd, void *addr, unsigned long size, uint32_t *e)
 	return ioctl(fd, SVMTUNE_EMU_IOC_SNAPSHOT, &s) ? -errno : 0;
 }
 
-static int set_range_policy(int fd, void *start, unsigned long size, uint32_t set,
-			    uint32_t gran, uint32_t loc, uint32_t access)
-{
-	struct svmtune_range_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.start = (uintptr_t)start;
-	p.size = size;
-	p.set = set;
-	p.granularity = gran;
-	p.preferred_loc = loc;
-	p.access = access;
-	return ioctl(fd, SVMTUNE_IOC_SET_POLICY, &p) ? -errno : 0;
-}
-
 static int range_stats(int fd, void *addr, struct svmtune_counters *c)
 {
 	struct svmtune_stats st;
@@ -334,7 +319,7 @@ TEST_F(emu, range_granularity_overrides_global)
 	struct svmtune_emu_access out;
 	char page[PAGE];
 
-	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
 				      SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + PAGE, PAGE, page,
 				SVMTUNE_EMU_READ, &out));
@@ -380,7 +365,7 @@ TEST_F(emu, preferred_system_maps_remote_and_migrates_nothing)
 	struct svmtune_counters c;
 
 	fill_pattern(self->buf, 2 * MIB, 4);
-	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
 				      SVMTUNE_POLICY_PREFERRED_LOC, 0,
 				      SVMTUNE_LOC_SYSTEM, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
@@ -410,7 +395,7 @@ TEST_F(emu, access_remote_never_migrates)
 {
 	struct svmtune_emu_access out;
 
-	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, self->size,
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, self->size,
 				      SVMTUNE_POLICY_ACCESS, 0, 0, SVMTUNE_ACCESS_REMOTE));
 	fill_pattern(self->tmp, self->size, 6);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
@@ -425,7 +410,7 @@ TEST_F(emu, read_mostly_reads_remote_writes_migrate)
 	struct svmtune_emu_access out;
 	char page[PAGE];
 
-	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, self->size,
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, self->size,
 				      SVMTUNE_POLICY_ACCESS, 0, 0,
 				      SVMTUNE_ACCESS_READ_MOSTLY));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, &out));
@@ -441,7 +426,7 @@ TEST_F(emu, preferred_device_cpu_fault_takes_one_page)
 	struct svmtune_emu_access out;
 
 	memset(self->buf, 0x11, 2 * MIB);
-	ASSERT_EQ(0, set_range_policy(self->ctl, self->buf, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
 				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 1, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
 				SVMTUNE_EMU_READ, &out));

@@ -22,21 +22,6 @@
 #define PAGE	4096UL
 #define MIB	(1024UL * 1024)
 
-static int set_policy(int fd, void *start, unsigned long size, uint32_t set,
-		      uint32_t gran, uint32_t loc, uint32_t access)
-{
-	struct svmtune_range_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.start = (uintptr_t)start;
-	p.size = size;
-	p.set = set;
-	p.granularity = gran;
-	p.preferred_loc = loc;
-	p.access = access;
-	return ioctl(fd, SVMTUNE_IOC_SET_POLICY, &p) ? -errno : 0;
-}
-
 static int get_policy(int fd, void *start, unsigned long size,
 		      struct svmtune_range_policy *p)
 {
@@ -97,7 +82,7 @@ TEST_F(policy, set_and_get_every_field)
 {
 	struct svmtune_range_policy p;
 
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, self->size, SVMTUNE_POLICY_ALL,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size, SVMTUNE_POLICY_ALL,
 				16, SVMTUNE_LOC_SYSTEM, SVMTUNE_ACCESS_REMOTE));
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, self->size, &p));
 	EXPECT_EQ(16, p.granularity);
@@ -112,9 +97,9 @@ TEST_F(policy, partial_set_splits_into_three)
 	struct svmtune_range_policy p;
 	char *mid = self->buf + 4 * MIB;
 
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, self->size,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
 				SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
-	ASSERT_EQ(0, set_policy(self->fd, mid, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
 				SVMTUNE_POLICY_GRANULARITY, 20, 0, 0));
 
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, self->size, &p));
@@ -133,10 +118,10 @@ TEST_F(policy, set_keeps_other_fields_of_each_part)
 	struct svmtune_range_policy p;
 	char *mid = self->buf + 4 * MIB;
 
-	ASSERT_EQ(0, set_policy(self->fd, mid, 2 * MIB, SVMTUNE_POLICY_ACCESS,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB, SVMTUNE_POLICY_ACCESS,
 				0, 0, SVMTUNE_ACCESS_READ_MOSTLY));
 	/* Granularity over everything: the middle keeps its access mode. */
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, self->size,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
 				SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	ASSERT_EQ(0, get_policy(self->fd, mid, 2 * MIB, &p));
 	EXPECT_EQ(16, p.granularity);
@@ -151,11 +136,11 @@ TEST_F(policy, equal_neighbours_merge)
 	struct svmtune_range_policy p;
 	char *mid = self->buf + 4 * MIB;
 
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, self->size,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
 				SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
-	ASSERT_EQ(0, set_policy(self->fd, mid, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
 				SVMTUNE_POLICY_GRANULARITY, 20, 0, 0));
-	ASSERT_EQ(0, set_policy(self->fd, mid, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
 				SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, self->size, &p));
 	EXPECT_EQ(14, p.granularity);
@@ -167,7 +152,7 @@ TEST_F(policy, unmap_removes_policy_of_the_hole_only)
 	struct svmtune_range_policy p;
 	char *hole = self->buf + 4 * MIB;
 
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, self->size,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
 				SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	ASSERT_EQ(0, munmap(hole, 2 * MIB));
 	ASSERT_EQ(0, get_policy(self->fd, hole, 2 * MIB, &p));
@@ -189,7 +174,7 @@ TEST_F(policy, mremap_move_drops_old_policy)
 	struct svmtune_range_policy p;
 	char *dst;
 
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, 2 * MIB,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, 2 * MIB,
 				SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	dst = mremap(self->buf, 2 * MIB, 4 * MIB, MREMAP_MAYMOVE);
 	ASSERT_NE(MAP_FAILED, dst);
@@ -223,7 +208,7 @@ TEST_F(policy, process_defaults_apply_where_no_range)
 	EXPECT_EQ(18, p.eff_granularity);
 	EXPECT_EQ(SVMTUNE_ACCESS_REMOTE, p.eff_access);
 	/* A range setting overrides the process default. */
-	ASSERT_EQ(0, set_policy(self->fd, self->buf, PAGE, SVMTUNE_POLICY_GRANULARITY,
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, PAGE, SVMTUNE_POLICY_GRANULARITY,
 				13, 0, 0));
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, PAGE, &p));
 	EXPECT_EQ(13, p.eff_granularity);
@@ -234,18 +219,18 @@ TEST_F(policy, bad_spans_einval)
 {
 	uint32_t g = SVMTUNE_POLICY_GRANULARITY;
 
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf + 1, PAGE, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE + 1, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, 0, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, (void *)(uintptr_t)-PAGE, 2 * PAGE, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, -PAGE, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, (void *)(1UL << 62), PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf + 1, PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE + 1, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, 0, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, (void *)(uintptr_t)-PAGE, 2 * PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, -PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, (void *)(1UL << 62), PAGE, g, 16, 0, 0));
 }
 
 TEST_F(policy, unmapped_span_efault)
 {
 	ASSERT_EQ(0, munmap(self->buf + 4 * MIB, PAGE));
-	EXPECT_EQ(-EFAULT, set_policy(self->fd, self->buf, self->size,
+	EXPECT_EQ(-EFAULT, svmtune_set_policy(self->fd, self->buf, self->size,
 				      SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	/* Nothing was set on the mapped parts either. */
 	{
@@ -258,18 +243,18 @@ TEST_F(policy, unmapped_span_efault)
 
 TEST_F(policy, bad_policy_values_einval)
 {
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE, 0, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE, 1u << 3, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE,
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE, 0, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE, 1u << 3, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
 				      SVMTUNE_POLICY_GRANULARITY, 11, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE,
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
 				      SVMTUNE_POLICY_GRANULARITY, 31, 0, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE,
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
 				      SVMTUNE_POLICY_ACCESS, 0, 0, 4));
-	EXPECT_EQ(-EINVAL, set_policy(self->fd, self->buf, PAGE,
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
 				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 65, 0));
 	/* A device id nobody registered. */
-	EXPECT_EQ(-ENODEV, set_policy(self->fd, self->buf, PAGE,
+	EXPECT_EQ(-ENODEV, svmtune_set_policy(self->fd, self->buf, PAGE,
 				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 64, 0));
 }
 

@@ -7,11 +7,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/svmtune.h>
 
 #define SVMTUNE_DEV		"/dev/svmtune"
 #define SVMTUNE_SYSFS		"/sys/kernel/svmtune"
@@ -70,6 +74,23 @@ static inline int svmtune_run_unprivileged(int (*fn)(void))
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+/* SVMTUNE_IOC_SET_POLICY on the caller's [start, start + size); 0 or -errno. */
+static inline int svmtune_set_policy(int fd, void *start, unsigned long size,
+				     uint32_t set, uint32_t gran, uint32_t loc,
+				     uint32_t access)
+{
+	struct svmtune_range_policy p;
+
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)start;
+	p.size = size;
+	p.set = set;
+	p.granularity = gran;
+	p.preferred_loc = loc;
+	p.access = access;
+	return ioctl(fd, SVMTUNE_IOC_SET_POLICY, &p) ? -errno : 0;
 }
 
 #endif /* _SVMTUNE_TEST_UTIL_H */
