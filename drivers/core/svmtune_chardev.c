@@ -86,8 +86,9 @@ static struct mm_struct *svmtune_target_mm(u32 pid)
 	return mm;
 }
 
-static int svmtune_check_policy(u32 set, u32 granularity, u32 preferred_loc,
-				u32 access)
+/* Validate policy fields from user space and gather them into @pol. */
+static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
+				    u32 access, struct svmtune_policy *pol)
 {
 	if (!set || (set & ~SVMTUNE_POLICY_ALL))
 		return -EINVAL;
@@ -106,7 +107,27 @@ static int svmtune_check_policy(u32 set, u32 granularity, u32 preferred_loc,
 		if (!svmtune_device_exists(preferred_loc))
 			return -ENODEV;
 	}
+	pol->granularity = granularity;
+	pol->preferred_loc = preferred_loc;
+	pol->access = access;
 	return 0;
+}
+
+/*
+ * The engine's state of the address space @pid names, created if needed;
+ * *@mm gets that address space with its users referenced (mmput() it).
+ */
+static struct svmtune_mm *svmtune_target_smm(u32 pid, struct mm_struct **mm)
+{
+	struct svmtune_mm *smm;
+
+	*mm = svmtune_target_mm(pid);
+	if (IS_ERR(*mm))
+		return ERR_CAST(*mm);
+	smm = svmtune_mm_get(*mm);
+	if (IS_ERR(smm))
+		mmput(*mm);
+	return smm;
 }
 
 /* start and size: page-aligned, nonzero, no wrap, inside user space. */
@@ -150,23 +171,14 @@ static long svmtune_ioctl_set_policy(struct file *file, void *data)
 	ret = svmtune_check_span(arg->start, arg->size);
 	if (ret)
 		return ret;
-	ret = svmtune_check_policy(arg->set, arg->granularity,
-				   arg->preferred_loc, arg->access);
+	ret = svmtune_policy_from_user(arg->set, arg->granularity,
+				       arg->preferred_loc, arg->access, &pol);
 	if (ret)
 		return ret;
 
-	mm = svmtune_target_mm(arg->pid);
-	if (IS_ERR(mm))
-		return PTR_ERR(mm);
-	smm = svmtune_mm_get(mm);
-	if (IS_ERR(smm)) {
-		ret = PTR_ERR(smm);
-		goto out_mmput;
-	}
-
-	pol.granularity = arg->granularity;
-	pol.preferred_loc = arg->preferred_loc;
-	pol.access = arg->access;
+	smm = svmtune_target_smm(arg->pid, &mm);
+	if (IS_ERR(smm))
+		return PTR_ERR(smm);
 
 	mmap_read_lock(mm);
 	if (!svmtune_span_mapped(mm, arg->start, arg->start + arg->size))
@@ -176,7 +188,6 @@ static long svmtune_ioctl_set_policy(struct file *file, void *data)
 					arg->set, &pol);
 	mmap_read_unlock(mm);
 	svmtune_mm_refill_spare(smm);
-out_mmput:
 	mmput(mm);
 	return ret;
 }
@@ -253,26 +264,18 @@ static long svmtune_ioctl_set_process_policy(struct file *file, void *data)
 
 	if (arg->flags || memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
-	ret = svmtune_check_policy(arg->set, arg->granularity,
-				   arg->preferred_loc, arg->access);
+	ret = svmtune_policy_from_user(arg->set, arg->granularity,
+				       arg->preferred_loc, arg->access, &pol);
 	if (ret)
 		return ret;
-	mm = svmtune_target_mm(arg->pid);
-	if (IS_ERR(mm))
-		return PTR_ERR(mm);
-	smm = svmtune_mm_get(mm);
-	if (IS_ERR(smm)) {
-		ret = PTR_ERR(smm);
-	} else {
-		pol.granularity = arg->granularity;
-		pol.preferred_loc = arg->preferred_loc;
-		pol.access = arg->access;
-		spin_lock(&smm->lock);
-		svmtune_policy_apply(&smm->defaults, arg->set, &pol);
-		spin_unlock(&smm->lock);
-	}
+	smm = svmtune_target_smm(arg->pid, &mm);
+	if (IS_ERR(smm))
+		return PTR_ERR(smm);
+	spin_lock(&smm->lock);
+	svmtune_policy_apply(&smm->defaults, arg->set, &pol);
+	spin_unlock(&smm->lock);
 	mmput(mm);
-	return ret;
+	return 0;
 }
 
 static long svmtune_ioctl_get_process_policy(struct file *file, void *data)

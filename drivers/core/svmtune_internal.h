@@ -81,6 +81,7 @@ struct svmtune_range {
  * @defaults: the process-wide policy
  * @counters: what happened in the whole address space
  * @spare: a preallocated range for the split an unmap may need
+ * @rcu: frees it once no hash lookup can see it
  */
 struct svmtune_mm {
 	struct mmu_notifier mn;
@@ -92,6 +93,7 @@ struct svmtune_mm {
 	struct svmtune_policy defaults;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 	struct svmtune_range *spare;
+	struct rcu_head rcu;
 };
 
 /* svmtune_mm.c */

@@ -23,7 +23,7 @@
 #include "svmtune_internal.h"
 
 static DEFINE_HASHTABLE(svmtune_mm_hash, 6);
-/* Protects svmtune_mm_hash. */
+/* Serialises changes of svmtune_mm_hash; lookups walk it under RCU. */
 static DEFINE_SPINLOCK(svmtune_mm_hash_lock);
 static struct kmem_cache *svmtune_range_cache;
 
@@ -58,6 +58,16 @@ static void svmtune_range_defer_free(struct svmtune_range **list,
 {
 	range->node.rb_right = (struct rb_node *)*list;
 	*list = range;
+}
+
+/* Take one range off a list chained by svmtune_range_defer_free(). */
+static struct svmtune_range *svmtune_range_pool_take(struct svmtune_range **list)
+{
+	struct svmtune_range *range = *list;
+
+	*list = (struct svmtune_range *)range->node.rb_right;
+	RB_CLEAR_NODE(&range->node);
+	return range;
 }
 
 /**
@@ -262,27 +272,20 @@ int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
 		}
 	}
 
-#define TAKE_FROM_POOL() ({						\
-	struct svmtune_range *__r = pool;				\
-	pool = (struct svmtune_range *)__r->node.rb_right;		\
-	RB_CLEAR_NODE(&__r->node);					\
-	__r;								\
-})
-
 	/* Cut the ranges that straddle the ends. */
 	range = svmtune_range_find(smm, start);
 	if (range && range->start < start)
-		svmtune_range_split(smm, range, start, TAKE_FROM_POOL());
+		svmtune_range_split(smm, range, start, svmtune_range_pool_take(&pool));
 	range = svmtune_range_find(smm, end - 1);
 	if (range && range->end > end)
-		svmtune_range_split(smm, range, end, TAKE_FROM_POOL());
+		svmtune_range_split(smm, range, end, svmtune_range_pool_take(&pool));
 
 	/* Apply to the ranges inside, fill the gaps between them. */
 	addr = start;
 	range = svmtune_range_next(smm, start);
 	while (addr < end) {
 		if (!range || range->start > addr) {
-			struct svmtune_range *gap = TAKE_FROM_POOL();
+			struct svmtune_range *gap = svmtune_range_pool_take(&pool);
 
 			gap->start = addr;
 			gap->end = range && range->start < end ? range->start : end;
@@ -299,7 +302,6 @@ int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
 		addr = range->end;
 		range = svmtune_range_after(range);
 	}
-#undef TAKE_FROM_POOL
 
 	/* Merge neighbours that now agree, from just below start to just past end. */
 	range = svmtune_range_next(smm, start ? start - 1 : 0);
@@ -445,7 +447,7 @@ static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 	spin_lock(&svmtune_mm_hash_lock);
 	hashed = !hlist_unhashed(&smm->hnode);
 	if (hashed)
-		hlist_del_init(&smm->hnode);
+		hlist_del_init_rcu(&smm->hnode);
 	spin_unlock(&svmtune_mm_hash_lock);
 	if (hashed)
 		mmu_notifier_put(&smm->mn);
@@ -475,7 +477,8 @@ static void svmtune_mn_free(struct mmu_notifier *mn)
 		kmem_cache_free(svmtune_range_cache, range);
 	if (smm->spare)
 		kmem_cache_free(svmtune_range_cache, smm->spare);
-	kfree(smm);
+	/* A lookup may still be walking past it in the hash bucket. */
+	kfree_rcu(smm, rcu);
 }
 
 static const struct mmu_notifier_ops svmtune_mn_ops = {
@@ -490,22 +493,23 @@ static const struct mmu_notifier_ops svmtune_mn_ops = {
  * @mm: the address space; the caller holds a reference on its users
  *	(mmget() or runs in it), which keeps the result valid
  *
- * Never sleeps and never creates: usable in fault paths under mmap_lock.
+ * Never sleeps, takes no lock and never creates: usable in fault paths
+ * under mmap_lock.
  *
  * Return: the state, or NULL if svmtune has none for @mm.
  */
 struct svmtune_mm *svmtune_mm_find(struct mm_struct *mm)
 {
-	struct svmtune_mm *smm;
+	struct svmtune_mm *smm, *found = NULL;
 
-	spin_lock(&svmtune_mm_hash_lock);
-	hash_for_each_possible(svmtune_mm_hash, smm, hnode, (unsigned long)mm)
-		if (smm->mm == mm)
-			goto out;
-	smm = NULL;
-out:
-	spin_unlock(&svmtune_mm_hash_lock);
-	return smm;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(svmtune_mm_hash, smm, hnode, (unsigned long)mm)
+		if (smm->mm == mm) {
+			found = smm;
+			break;
+		}
+	rcu_read_unlock();
+	return found;
 }
 
 /**
@@ -536,7 +540,7 @@ struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm)
 	spin_lock(&svmtune_mm_hash_lock);
 	if (hlist_unhashed(&smm->hnode)) {
 		/* New: this reference is the one ->release will put. */
-		hash_add(svmtune_mm_hash, &smm->hnode, (unsigned long)mm);
+		hash_add_rcu(svmtune_mm_hash, &smm->hnode, (unsigned long)mm);
 		mn = NULL;
 	}
 	spin_unlock(&svmtune_mm_hash_lock);
@@ -585,7 +589,7 @@ void svmtune_mm_exit(void)
 
 		spin_lock(&svmtune_mm_hash_lock);
 		hash_for_each_safe(svmtune_mm_hash, bkt, tmp, smm, hnode) {
-			hlist_del_init(&smm->hnode);
+			hlist_del_init_rcu(&smm->hnode);
 			found = true;
 			break;
 		}

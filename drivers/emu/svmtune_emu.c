@@ -583,12 +583,26 @@ static int svmtune_emu_check_span(u64 addr, u64 size)
 	return 0;
 }
 
-static struct svmtune_emu_ctx *svmtune_emu_file_ctx(struct file *file)
+/*
+ * The common start of the ioctls on a span: check it, check that the caller
+ * runs in the context's address space (a context serves only the one it was
+ * opened in), and reference that address space's users: mmput(ctx->mm)
+ * when done.
+ */
+static struct svmtune_emu_ctx *svmtune_emu_begin(struct file *file, u64 addr,
+						 u64 size)
 {
 	struct svmtune_emu_ctx *ctx = file->private_data;
+	int ret;
 
-	/* A context serves only the address space it was opened in. */
-	return current->mm == ctx->mm ? ctx : ERR_PTR(-EPERM);
+	ret = svmtune_emu_check_span(addr, size);
+	if (ret)
+		return ERR_PTR(ret);
+	if (current->mm != ctx->mm)
+		return ERR_PTR(-EPERM);
+	if (!mmget_not_zero(ctx->mm))
+		return ERR_PTR(-ESRCH);
+	return ctx;
 }
 
 static long svmtune_emu_ioctl_access(struct file *file, void *data)
@@ -607,23 +621,18 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 		return -EINVAL;
 	if (arg->op != SVMTUNE_EMU_READ && arg->op != SVMTUNE_EMU_WRITE)
 		return -EINVAL;
-	ret = svmtune_emu_check_span(arg->addr, arg->size);
-	if (ret)
-		return ret;
-	ctx = svmtune_emu_file_ctx(file);
+	ctx = svmtune_emu_begin(file, arg->addr, arg->size);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
 	uptr = u64_to_user_ptr(arg->ptr);
 	bounce = kvmalloc(arg->size, GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
+	if (!bounce) {
+		ret = -ENOMEM;
+		goto out_mmput;
+	}
 	if (write && copy_from_user(bounce, uptr, arg->size)) {
 		ret = -EFAULT;
-		goto out_free;
-	}
-	if (!mmget_not_zero(ctx->mm)) {
-		ret = -ESRCH;
 		goto out_free;
 	}
 
@@ -649,7 +658,6 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 			break;
 		}
 	}
-	mmput(ctx->mm);
 
 	if (!ret && !write && copy_to_user(uptr, bounce, arg->size))
 		ret = -EFAULT;
@@ -658,6 +666,8 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	arg->remote = tally.remote;
 out_free:
 	kvfree(bounce);
+out_mmput:
+	mmput(ctx->mm);
 	return ret;
 }
 
@@ -676,15 +686,10 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 		return -EINVAL;
 	if (arg->dest != SVMTUNE_EMU_TO_DEVICE && arg->dest != SVMTUNE_EMU_TO_SYSTEM)
 		return -EINVAL;
-	ret = svmtune_emu_check_span(arg->addr, arg->size);
-	if (ret)
-		return ret;
-	ctx = svmtune_emu_file_ctx(file);
+	ctx = svmtune_emu_begin(file, arg->addr, arg->size);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	edev = ctx->edev;
-	if (!mmget_not_zero(ctx->mm))
-		return -ESRCH;
 
 	end = arg->addr + arg->size;
 	mmap_read_lock(ctx->mm);
@@ -733,10 +738,7 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 	if (arg->flags || arg->reserved0 ||
 	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
-	ret = svmtune_emu_check_span(arg->addr, arg->size);
-	if (ret)
-		return ret;
-	ctx = svmtune_emu_file_ctx(file);
+	ctx = svmtune_emu_begin(file, arg->addr, arg->size);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
@@ -747,10 +749,6 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 	entries = kvcalloc(chunk, sizeof(*entries), GFP_KERNEL);
 	if (!pfns || !entries) {
 		ret = -ENOMEM;
-		goto out_free;
-	}
-	if (!mmget_not_zero(ctx->mm)) {
-		ret = -ESRCH;
 		goto out_free;
 	}
 
@@ -809,10 +807,10 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 			break;
 		}
 	}
-	mmput(ctx->mm);
 out_free:
 	kvfree(pfns);
 	kvfree(entries);
+	mmput(ctx->mm);
 	return ret;
 }
 
