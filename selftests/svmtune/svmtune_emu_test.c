@@ -691,6 +691,77 @@ TEST_F(emu, bad_input_refused)
 				       SVMTUNE_EMU_TO_DEVICE, NULL));
 }
 
+TEST_F(emu, bad_snapshot_and_migrate_input_refused)
+{
+	struct svmtune_emu_snapshot sn;
+	struct svmtune_emu_migrate m;
+	struct svmtune_emu_access a;
+
+	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf + 8, PAGE, self->snap));
+	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf, 0, self->snap));
+	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf, PAGE - 1, self->snap));
+	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf, 512 * MIB, self->snap));
+	EXPECT_EQ(-EFAULT, emu_snapshot(self->fd, self->buf, PAGE, NULL));
+	memset(&sn, 0, sizeof(sn));
+	sn.addr = (uintptr_t)self->buf;
+	sn.size = PAGE;
+	sn.ptr = (uintptr_t)self->snap;
+	sn.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_SNAPSHOT, &sn));
+	EXPECT_EQ(EINVAL, errno);
+	sn.flags = 0;
+	sn.reserved0 = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_SNAPSHOT, &sn));
+	EXPECT_EQ(EINVAL, errno);
+	sn.reserved0 = 0;
+	sn.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_SNAPSHOT, &sn));
+	EXPECT_EQ(EINVAL, errno);
+
+	memset(&m, 0, sizeof(m));
+	m.addr = (uintptr_t)self->buf;
+	m.size = PAGE;
+	m.dest = SVMTUNE_EMU_TO_DEVICE;
+	m.migrated = 1;		/* an output field on input */
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_MIGRATE, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.migrated = 0;
+	m.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_MIGRATE, &m));
+	EXPECT_EQ(EINVAL, errno);
+	m.flags = 0;
+	m.reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_MIGRATE, &m));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, emu_migrate(self->fd, self->buf, 0, SVMTUNE_EMU_TO_DEVICE, NULL));
+	EXPECT_EQ(-EINVAL, emu_migrate(self->fd, self->buf + 1, PAGE,
+				       SVMTUNE_EMU_TO_DEVICE, NULL));
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)self->buf;
+	a.size = PAGE;
+	a.ptr = (uintptr_t)self->tmp;
+	a.op = SVMTUNE_EMU_READ;
+	a.faults = 1;		/* an output field on input */
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(emu, device_info_names_the_emulated_gpu)
+{
+	struct svmtune_device_info di;
+
+	memset(&di, 0, sizeof(di));
+	di.id = 1;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
+	EXPECT_STREQ("svmtune_emu0", di.name);
+	EXPECT_EQ(64 * MIB, di.mem_bytes);
+	EXPECT_LE(di.mem_free_bytes, di.mem_bytes);
+	di.reserved[3] = 1;
+	EXPECT_EQ(-1, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 TEST_F(emu, read_only_mapping_refuses_gpu_write)
 {
 	char page[PAGE] = { 0 };

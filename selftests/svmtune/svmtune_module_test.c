@@ -14,12 +14,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <stdint.h>
+#include <sys/mman.h>
+
 #include <linux/svmtune.h>
+#include <linux/svmtune_emu.h>
 
 #include "kselftest_harness.h"
+#include "svmtune_test_util.h"
 
-#define SVMTUNE_DEV	"/dev/svmtune"
-#define SVMTUNE_SYSFS	"/sys/kernel/svmtune"
 
 /* svmtune's backends use it: they go first. */
 static int unload_svmtune(void)
@@ -97,6 +100,107 @@ TEST_F(module, reload_cycles_restore_everything)
 		ASSERT_EQ(0, stat("/dev/svmtune_emu0", &st));
 		ASSERT_TRUE(version_ok());
 	}
+}
+
+static int unload_emu(void)
+{
+	return syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK);
+}
+
+TEST_F(module, emu_parameters_validated)
+{
+	static const char * const bad[] = {
+		"vram_mb=2", "vram_mb=1025", "vram_mb=abc", "vram_mb=-1",
+		"ndevices=0", "ndevices=5", "ndevices=1x",
+	};
+	char cmd[128], buf[32];
+	struct stat st;
+	unsigned int i;
+	int fd;
+
+	ASSERT_EQ(0, unload_emu()) TH_LOG("delete_module: %s", strerror(errno));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(cmd, sizeof(cmd), "modprobe svmtune_emu %s 2>/dev/null", bad[i]);
+		EXPECT_NE(0, system(cmd)) TH_LOG("%s was accepted", bad[i]);
+		EXPECT_EQ(-1, stat("/dev/svmtune_emu0", &st));
+	}
+	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=2 vram_mb=8"));
+	EXPECT_EQ(0, stat("/dev/svmtune_emu1", &st));
+	fd = open("/sys/module/svmtune_emu/parameters/vram_mb", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_LT(0, read(fd, buf, sizeof(buf) - 1));
+	EXPECT_STREQ("8\n", buf);
+	close(fd);
+	ASSERT_EQ(0, unload_emu());
+}
+
+/* The svmtune device id of the emulated GPU called @name, or 0. */
+static uint32_t device_id(int ctl, const char *name)
+{
+	struct svmtune_device_info di;
+	uint32_t id;
+
+	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
+		memset(&di, 0, sizeof(di));
+		di.id = id;
+		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) && !strcmp(di.name, name))
+			return id;
+	}
+	return 0;
+}
+
+TEST_F(module, preferred_other_device_maps_remote)
+{
+	struct svmtune_emu_access a;
+	int ctl, gpu0, gpu1;
+	uint32_t id1;
+	char *buf, *data;
+
+	ASSERT_EQ(0, unload_emu());
+	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=2 vram_mb=16"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	ctl = open(SVMTUNE_DEV, O_RDWR);
+	gpu0 = open("/dev/svmtune_emu0", O_RDWR);
+	gpu1 = open("/dev/svmtune_emu1", O_RDWR);
+	ASSERT_GE(ctl, 0);
+	ASSERT_GE(gpu0, 0);
+	ASSERT_GE(gpu1, 0);
+	id1 = device_id(ctl, "svmtune_emu1");
+	ASSERT_NE(0, id1);
+	ASSERT_NE(id1, device_id(ctl, "svmtune_emu0"));
+
+	buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	data = malloc(2 << 20);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, svmtune_set_policy(ctl, buf, 2 << 20, SVMTUNE_POLICY_PREFERRED_LOC,
+					0, id1, 0));
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)buf;
+	a.size = 4096;
+	a.ptr = (uintptr_t)data;
+	a.op = SVMTUNE_EMU_READ;
+	/* GPU 0 is not the preferred home: it maps remotely. */
+	ASSERT_EQ(0, ioctl(gpu0, SVMTUNE_EMU_IOC_ACCESS, &a));
+	EXPECT_EQ(0, a.migrated);
+	EXPECT_LT(0, a.remote);
+	/* GPU 1 is: the pages move there. */
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)buf;
+	a.size = 4096;
+	a.ptr = (uintptr_t)data;
+	a.op = SVMTUNE_EMU_READ;
+	ASSERT_EQ(0, ioctl(gpu1, SVMTUNE_EMU_IOC_ACCESS, &a));
+	EXPECT_LT(0, a.migrated);
+
+	munmap(buf, 2 << 20);
+	free(data);
+	close(gpu0);
+	close(gpu1);
+	close(ctl);
+	ASSERT_EQ(0, unload_emu());
 }
 
 TEST_HARNESS_MAIN

@@ -380,6 +380,20 @@ TEST_F(policy, stats_and_device_queries_validate)
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_STATS, &st));
 	EXPECT_EQ(ENODEV, errno);
 
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_PROCESS;
+	st.reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+	st.reserved[0] = 0;
+	st.counters.gpu_faults = 1;	/* an output field on input */
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+	st.counters.gpu_faults = 0;
+	st.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+
 	memset(&di, 0, sizeof(di));
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_EQ(EINVAL, errno);
