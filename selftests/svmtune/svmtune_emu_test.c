@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -760,6 +761,107 @@ TEST_F(emu, device_info_names_the_emulated_gpu)
 	di.reserved[3] = 1;
 	EXPECT_EQ(-1, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(emu, sysfs_stats_count_device_faults)
+{
+	unsigned long long before, after;
+	char text[1024], page[PAGE];
+
+	ASSERT_EQ(0, svmtune_read_sysfs("stats", text, sizeof(text)));
+	ASSERT_EQ(1, sscanf(text, "gpu_faults %llu", &before));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 4 * MIB, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, svmtune_read_sysfs("stats", text, sizeof(text)));
+	ASSERT_EQ(1, sscanf(text, "gpu_faults %llu", &after));
+	EXPECT_EQ(before + 2, after);
+	EXPECT_NE(NULL, strstr(text, "\npages_to_device "));
+	EXPECT_NE(NULL, strstr(text, "\nwaste_pages "));
+}
+
+/* Concurrency: GPU accesses race CPU writes, policy changes and munmap. */
+struct race {
+	int fd, ctl;
+	char *buf;
+	unsigned long size;
+	volatile int stop;
+	int errors;
+};
+
+static void *race_gpu(void *p)
+{
+	struct race *r = p;
+	unsigned int seed = 1;
+	char page[PAGE];
+
+	while (!r->stop) {
+		unsigned long off = (rand_r(&seed) % (r->size / PAGE)) * PAGE;
+		int ret = gpu_access(r->fd, r->buf + off, PAGE, page,
+				     rand_r(&seed) & 1 ? SVMTUNE_EMU_WRITE : SVMTUNE_EMU_READ,
+				     NULL);
+
+		/* The page may be unmapped right now: EFAULT is an answer. */
+		if (ret && ret != -EFAULT)
+			r->errors++;
+	}
+	return NULL;
+}
+
+static void *race_policy(void *p)
+{
+	struct race *r = p;
+	unsigned int seed = 2;
+
+	while (!r->stop) {
+		unsigned long off = (rand_r(&seed) % (r->size / PAGE)) * PAGE;
+		unsigned long len = PAGE * (1 + rand_r(&seed) % 64);
+		int ret;
+
+		if (off + len > r->size)
+			len = r->size - off;
+		ret = svmtune_set_policy(r->ctl, r->buf + off, len,
+					 SVMTUNE_POLICY_GRANULARITY,
+					 12 + rand_r(&seed) % 10, 0, 0);
+		if (ret && ret != -EFAULT)
+			r->errors++;
+	}
+	return NULL;
+}
+
+TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
+{
+	struct race r = { .fd = self->fd, .ctl = self->ctl, .buf = self->buf,
+			  .size = self->size };
+	pthread_t gpu, pol;
+	unsigned int seed = 3, i;
+
+	ASSERT_EQ(0, pthread_create(&gpu, NULL, race_gpu, &r));
+	ASSERT_EQ(0, pthread_create(&pol, NULL, race_policy, &r));
+	for (i = 0; i < 400; i++) {
+		unsigned long off = (rand_r(&seed) % (self->size / PAGE)) * PAGE;
+		unsigned long len = PAGE * (1 + rand_r(&seed) % 32);
+
+		if (off + len > self->size)
+			len = self->size - off;
+		if (i % 8 == 0) {
+			munmap(self->buf + off, len);
+			ASSERT_EQ(self->buf + off,
+				  mmap(self->buf + off, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+		} else {
+			memset(self->buf + off, i, len);
+		}
+	}
+	r.stop = 1;
+	pthread_join(gpu, NULL);
+	pthread_join(pol, NULL);
+	EXPECT_EQ(0, r.errors);
+	/* Afterwards everything still works and data round-trips. */
+	fill_pattern(self->tmp, self->size, 11);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, NULL));
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
 }
 
 TEST_F(emu, read_only_mapping_refuses_gpu_write)
