@@ -767,14 +767,17 @@ TEST_F(emu, sysfs_stats_count_device_faults)
 {
 	unsigned long long before, after;
 	char text[1024], page[PAGE];
+	int n;
 
 	ASSERT_EQ(0, svmtune_read_sysfs("stats", text, sizeof(text)));
-	ASSERT_EQ(1, sscanf(text, "gpu_faults %llu", &before));
+	n = sscanf(text, "gpu_faults %llu", &before);
+	ASSERT_EQ(1, n);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, NULL));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 4 * MIB, PAGE, page,
 				SVMTUNE_EMU_READ, NULL));
 	ASSERT_EQ(0, svmtune_read_sysfs("stats", text, sizeof(text)));
-	ASSERT_EQ(1, sscanf(text, "gpu_faults %llu", &after));
+	n = sscanf(text, "gpu_faults %llu", &after);
+	ASSERT_EQ(1, n);
 	EXPECT_EQ(before + 2, after);
 	EXPECT_NE(NULL, strstr(text, "\npages_to_device "));
 	EXPECT_NE(NULL, strstr(text, "\nwaste_pages "));
@@ -785,9 +788,19 @@ struct race {
 	int fd, ctl;
 	char *buf;
 	unsigned long size;
-	volatile int stop;
-	int errors;
+	int stop;	/* __atomic: the main thread tells the others to end */
+	int errors;	/* __atomic: unexpected errors seen by the threads */
 };
+
+static int race_running(struct race *r)
+{
+	return !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
+}
+
+static void race_error(struct race *r)
+{
+	__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+}
 
 static void *race_gpu(void *p)
 {
@@ -795,7 +808,7 @@ static void *race_gpu(void *p)
 	unsigned int seed = 1;
 	char page[PAGE];
 
-	while (!r->stop) {
+	while (race_running(r)) {
 		unsigned long off = (rand_r(&seed) % (r->size / PAGE)) * PAGE;
 		int ret = gpu_access(r->fd, r->buf + off, PAGE, page,
 				     rand_r(&seed) & 1 ? SVMTUNE_EMU_WRITE : SVMTUNE_EMU_READ,
@@ -803,7 +816,7 @@ static void *race_gpu(void *p)
 
 		/* The page may be unmapped right now: EFAULT is an answer. */
 		if (ret && ret != -EFAULT)
-			r->errors++;
+			race_error(r);
 	}
 	return NULL;
 }
@@ -813,7 +826,7 @@ static void *race_policy(void *p)
 	struct race *r = p;
 	unsigned int seed = 2;
 
-	while (!r->stop) {
+	while (race_running(r)) {
 		unsigned long off = (rand_r(&seed) % (r->size / PAGE)) * PAGE;
 		unsigned long len = PAGE * (1 + rand_r(&seed) % 64);
 		int ret;
@@ -824,7 +837,7 @@ static void *race_policy(void *p)
 					 SVMTUNE_POLICY_GRANULARITY,
 					 12 + rand_r(&seed) % 10, 0, 0);
 		if (ret && ret != -EFAULT)
-			r->errors++;
+			race_error(r);
 	}
 	return NULL;
 }
@@ -853,10 +866,10 @@ TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
 			memset(self->buf + off, i, len);
 		}
 	}
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(gpu, NULL);
 	pthread_join(pol, NULL);
-	EXPECT_EQ(0, r.errors);
+	EXPECT_EQ(0, __atomic_load_n(&r.errors, __ATOMIC_RELAXED));
 	/* Afterwards everything still works and data round-trips. */
 	fill_pattern(self->tmp, self->size, 11);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
