@@ -42,6 +42,9 @@ check:
 lint:
 	KDIR="$(KDIR)" tools/lint
 
+dkms-test:
+	KDIR="$(KDIR)" tools/dkms-test
+
 run:
 	tools/run-demo
 
@@ -60,8 +63,9 @@ help:
 	@echo '  selftests          build the kselftests against KDIR'
 	@echo '  check              build everything and run every test in the test VM'
 	@echo '  lint               checkpatch, sparse and kernel-doc on every source file'
+	@echo '  dkms-test          dkms add/build/install/remove, in private trees'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint run clean help
+.PHONY: all modules kernel selftests check lint dkms-test run clean help
