@@ -48,6 +48,15 @@ dkms-test:
 run:
 	tools/run-demo
 
+# User-space pieces (the modules are installed by DKMS or modules_install).
+PREFIX ?= /usr/local
+install:
+	$(MAKE) -C tools/svmtunectl install PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)"
+
+install-headers:
+	install -D -m 0644 -t "$(DESTDIR)$(PREFIX)/include/linux" \
+		include/uapi/linux/svmtune.h include/uapi/linux/svmtune_emu.h
+
 # Removes what kbuild leaves in the tree without needing a kernel tree.
 clean:
 	find drivers \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
@@ -65,7 +74,9 @@ help:
 	@echo '  lint               checkpatch, sparse and kernel-doc on every source file'
 	@echo '  dkms-test          dkms add/build/install/remove, in private trees'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
+	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
+	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run clean help
+.PHONY: all modules kernel selftests check lint dkms-test run install install-headers clean help
