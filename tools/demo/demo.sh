@@ -22,6 +22,7 @@ echo
 echo "== /dev/svmtune"
 ls -l /dev/svmtune
 /extra/svmtunectl version
+/extra/svmtunectl devices
 echo
 echo "== /sys/kernel/svmtune"
 for f in /sys/kernel/svmtune/*; do
