@@ -92,6 +92,39 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 		eff->access = SVMTUNE_ACCESS_MIGRATE;
 }
 
+/**
+ * svmtune_default_granularity() - the block size new ranges of a process get
+ * @mm: the address space; the caller keeps it alive
+ *
+ * For backends whose driver keeps a per-process default of its own (KFD's
+ * svms.default_granularity): the process default set with
+ * %SVMTUNE_IOC_SET_PROCESS_POLICY, else the global ``granularity`` knob,
+ * or, when the global policy is adaptive, ``adaptive_max_granularity`` (the
+ * widest window the adaptive policy may choose; each fault's window is
+ * still decided by svmtune_decide()).
+ *
+ * Never sleeps.
+ *
+ * Return: log2 bytes, %SVMTUNE_GRANULARITY_MIN to %SVMTUNE_GRANULARITY_MAX.
+ */
+unsigned int svmtune_default_granularity(struct mm_struct *mm)
+{
+	unsigned int shift = SVMTUNE_GRANULARITY_UNSET;
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+
+	if (smm) {
+		spin_lock(&smm->lock);
+		shift = smm->defaults.granularity;
+		spin_unlock(&smm->lock);
+	}
+	if (shift != SVMTUNE_GRANULARITY_UNSET)
+		return shift;
+	if (READ_ONCE(svmtune_adaptive))
+		return READ_ONCE(svmtune_adaptive_max);
+	return READ_ONCE(svmtune_granularity);
+}
+EXPORT_SYMBOL_GPL(svmtune_default_granularity);
+
 static void svmtune_adaptive_fault(struct svmtune_adaptive *ad,
 				   unsigned long addr)
 {
@@ -182,20 +215,9 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	}
 }
 
-/**
- * svmtune_decide() - decide what a fault migrates or maps
- * @dev: the device that faulted (for a CPU fault: the one holding the page)
- * @mm: the faulting address space; the caller holds a reference on its
- *	users and may hold its mmap_lock
- * @fault: the fault
- * @decision: the answer
- *
- * May sleep (it can allocate a range for an address that has none), but
- * takes no lock the caller could hold.
- */
-void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
-		    const struct svmtune_fault *fault,
-		    struct svmtune_decision *decision)
+static void svmtune_decide_gfp(struct svmtune_device *dev, struct mm_struct *mm,
+			       const struct svmtune_fault *fault,
+			       struct svmtune_decision *decision, gfp_t gfp)
 {
 	struct svmtune_range *range, *prealloc = NULL;
 	unsigned long addr = fault->addr & PAGE_MASK;
@@ -212,7 +234,7 @@ void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 	if (!range) {
 		/* Give the address a range of its own: adaptive state, counters. */
 		spin_unlock(&smm->lock);
-		prealloc = svmtune_range_alloc(GFP_KERNEL);
+		prealloc = svmtune_range_alloc(gfp);
 		spin_lock(&smm->lock);
 		range = svmtune_range_fill_gap(smm, addr, fault->lo, fault->hi,
 					       &prealloc);
@@ -222,7 +244,46 @@ void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 	if (prealloc)
 		svmtune_range_free(prealloc);
 }
+
+/**
+ * svmtune_decide() - decide what a fault migrates or maps
+ * @dev: the device that faulted (for a CPU fault: the one holding the page)
+ * @mm: the faulting address space; the caller holds a reference on its
+ *	users and may hold its mmap_lock
+ * @fault: the fault
+ * @decision: the answer
+ *
+ * May sleep (it can allocate a range for an address that has none), but
+ * takes no lock the caller could hold.
+ */
+void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
+		    const struct svmtune_fault *fault,
+		    struct svmtune_decision *decision)
+{
+	might_sleep();
+	svmtune_decide_gfp(dev, mm, fault, decision, GFP_KERNEL);
+}
 EXPORT_SYMBOL_GPL(svmtune_decide);
+
+/**
+ * svmtune_decide_atomic() - svmtune_decide() for callers that cannot sleep
+ * @dev: the device that faulted (for a CPU fault: the one holding the page)
+ * @mm: the address space, kept alive by the caller
+ * @fault: the fault
+ * @decision: the answer
+ *
+ * For backends that decide from a probe handler (svmtune_kfd): never
+ * sleeps. If an address without a range needs one and the allocation
+ * fails, the decision is made from the process and global policy alone
+ * (no adaptive state for that fault). Not for hard-IRQ or NMI context.
+ */
+void svmtune_decide_atomic(struct svmtune_device *dev, struct mm_struct *mm,
+			   const struct svmtune_fault *fault,
+			   struct svmtune_decision *decision)
+{
+	svmtune_decide_gfp(dev, mm, fault, decision, GFP_NOWAIT | __GFP_NOWARN);
+}
+EXPORT_SYMBOL_GPL(svmtune_decide_atomic);
 
 static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
 			  u64 *range_counters, enum svmtune_counter c, u64 n)

@@ -214,6 +214,21 @@ static const struct attribute_group svmtune_attr_group = {
 	.attrs = svmtune_attrs,
 };
 
+/**
+ * svmtune_sysfs_dir() - the /sys/kernel/svmtune directory
+ *
+ * A backend may add a directory of its own under it (svmtune_kfd adds
+ * kfd/) and must remove it before it unloads; svmtune.ko cannot unload
+ * while a backend that uses its symbols is loaded.
+ *
+ * Return: the kobject, valid while svmtune.ko is loaded.
+ */
+struct kobject *svmtune_sysfs_dir(void)
+{
+	return svmtune_kobj;
+}
+EXPORT_SYMBOL_GPL(svmtune_sysfs_dir);
+
 int svmtune_sysfs_init(void)
 {
 	int ret;

@@ -133,11 +133,18 @@ int svmtune_mm_attach(struct mm_struct *mm);
 void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 		    const struct svmtune_fault *fault,
 		    struct svmtune_decision *decision);
+void svmtune_decide_atomic(struct svmtune_device *dev, struct mm_struct *mm,
+			   const struct svmtune_fault *fault,
+			   struct svmtune_decision *decision);
 void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 		     const struct svmtune_fault *fault,
 		     const struct svmtune_decision *decision,
 		     const struct svmtune_result *result);
 void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 			   unsigned long addr, unsigned long npages);
+unsigned int svmtune_default_granularity(struct mm_struct *mm);
+
+struct kobject;
+struct kobject *svmtune_sysfs_dir(void);
 
 #endif /* _SVMTUNE_BACKEND_H */

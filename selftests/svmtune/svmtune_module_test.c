@@ -29,6 +29,8 @@ static int unload_svmtune(void)
 {
 	if (syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK) && errno != ENOENT)
 		return -1;
+	if (syscall(SYS_delete_module, "svmtune_kfd", O_NONBLOCK) && errno != ENOENT)
+		return -1;
 	return syscall(SYS_delete_module, "svmtune", O_NONBLOCK);
 }
 
@@ -61,8 +63,13 @@ FIXTURE_SETUP(module)
 
 FIXTURE_TEARDOWN(module)
 {
-	if (geteuid() == 0)
-		EXPECT_EQ(0, system("modprobe svmtune_emu"));
+	if (geteuid() != 0)
+		return;
+	EXPECT_EQ(0, system("modprobe svmtune_emu"));
+	/* The KFD backend too, where it was built and amdgpu is there. */
+	if (access("/sys/module/amdgpu", F_OK) == 0 &&
+	    system("modinfo svmtune_kfd >/dev/null 2>&1") == 0)
+		EXPECT_EQ(0, system("modprobe svmtune_kfd"));
 }
 
 TEST_F(module, unload_refused_while_device_open)

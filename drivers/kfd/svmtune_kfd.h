@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtune_kfd: declarations shared by the files of svmtune_kfd.ko.
+ */
+#ifndef _SVMTUNE_KFD_H
+#define _SVMTUNE_KFD_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+#include <svmtune/backend.h>
+
+struct module;
+
+/* What svmtune_kfd counts; shown in /sys/kernel/svmtune/kfd/stats. */
+enum svmtune_kfd_stat {
+	SVMTUNE_KFD_GPU_FAULTS,
+	SVMTUNE_KFD_CPU_FAULTS,
+	SVMTUNE_KFD_UNTRACKED_FAULTS,
+	SVMTUNE_KFD_DECISIONS,
+	SVMTUNE_KFD_WINDOWS_CHANGED,
+	SVMTUNE_KFD_MIGRATIONS_DECLINED,
+	SVMTUNE_KFD_TO_VRAM_CALLS,
+	SVMTUNE_KFD_TO_VRAM_PAGES,
+	SVMTUNE_KFD_TO_RAM_CALLS,
+	SVMTUNE_KFD_TO_RAM_PAGES,
+	SVMTUNE_KFD_DEFAULT_GRANULARITY_SET,
+	SVMTUNE_KFD_NR_STATS,
+};
+
+/* Number of PTE fragment sizes amdgpu encodes (5 bits). */
+#define SVMTUNE_KFD_NR_FRAGMENTS	32
+
+extern atomic64_t svmtune_kfd_stats[SVMTUNE_KFD_NR_STATS];
+extern atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
+
+/* svmtune_kfd_hooks.c */
+int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
+			     char *why, size_t len);
+void svmtune_kfd_hooks_detach(void);
+ssize_t svmtune_kfd_hooks_show(char *buf);
+int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
+			    char *why, size_t len);
+
+#endif /* _SVMTUNE_KFD_H */

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtune_kfd: everything that differs between the KFD of Linux 6.1.y and
+ * 6.12.y, in one place. The rest of the module uses only these names.
+ *
+ * The hooks are probe handlers and read the hooked functions' arguments
+ * from the registers (x86-64 SysV: rdi, rsi, rdx, rcx, r8, r9, then the
+ * stack), so the argument positions below must match the prototypes in
+ * amdkfd/kfd_svm.h and amdkfd/kfd_migrate.h of the supported versions.
+ * They are checked against those prototypes at compile time.
+ */
+#ifndef _SVMTUNE_KFD_COMPAT_H
+#define _SVMTUNE_KFD_COMPAT_H
+
+#include <linux/ptrace.h>
+#include <linux/types.h>
+
+#include "kfd_priv.h"
+#include "kfd_svm.h"
+#include "kfd_migrate.h"
+
+/* amdgpu.h sets its own message prefix; svmtune_kfd speaks for itself. */
+#undef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#ifndef CONFIG_X86_64
+#error "svmtune_kfd reads hooked arguments from x86-64 registers"
+#endif
+
+/*
+ * The kernel series whose KFD this is, from the kernel Makefile's VERSION
+ * and PATCHLEVEL (drivers/kfd/Kbuild passes them): the KFD layout changes
+ * between series, not within one.
+ */
+#if SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 12
+/*
+ * 6.12: GPU and CPU faults migrate a granularity-aligned window
+ * [start, last] of the range, passed to the migration functions; each
+ * process has svms.default_granularity for the ranges KFD creates; a range
+ * counts its pages in VRAM (vram_pages).
+ */
+#define SVMTUNE_KFD_HAS_WINDOW			1
+#define SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY	1
+#define SVMTUNE_KFD_HAS_VRAM_PAGES		1
+
+/* svm_range_restore_pages(adev, pasid, vmid, node_id, addr, ts, write_fault) */
+#define SVMTUNE_KFD_RESTORE_ARG_ADDR		4
+#define SVMTUNE_KFD_RESTORE_ARG_WRITE		6
+/* svm_migrate_to_vram(prange, best_loc, start, last, mm, trigger) */
+#define SVMTUNE_KFD_TO_VRAM_ARG_START		2
+#define SVMTUNE_KFD_TO_VRAM_ARG_LAST		3
+#define SVMTUNE_KFD_TO_VRAM_ARG_MM		4
+#define SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER		5
+/* svm_migrate_vram_to_ram(prange, mm, start, last, trigger, fault_page) */
+#define SVMTUNE_KFD_TO_RAM_ARG_START		2
+#define SVMTUNE_KFD_TO_RAM_ARG_LAST		3
+#define SVMTUNE_KFD_TO_RAM_ARG_TRIGGER		4
+
+typedef int (svmtune_kfd_restore_pages_t)(struct amdgpu_device *adev,
+					  unsigned int pasid, uint32_t vmid,
+					  uint32_t node_id, uint64_t addr,
+					  uint64_t ts, bool write_fault);
+typedef int (svmtune_kfd_to_vram_t)(struct svm_range *prange,
+				    uint32_t best_loc, unsigned long start,
+				    unsigned long last, struct mm_struct *mm,
+				    uint32_t trigger);
+typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
+				   struct mm_struct *mm, unsigned long start,
+				   unsigned long last, uint32_t trigger,
+				   struct page *fault_page);
+
+#elif SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 1
+/*
+ * 6.1: a GPU fault migrates the whole range; the CPU-fault path splits the
+ * range by its granularity before migrating it; new ranges always get
+ * granularity 9. There is no window argument to adjust.
+ */
+#define SVMTUNE_KFD_HAS_WINDOW			0
+#define SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY	0
+#define SVMTUNE_KFD_HAS_VRAM_PAGES		0
+
+/* svm_range_restore_pages(adev, pasid, addr, write_fault) */
+#define SVMTUNE_KFD_RESTORE_ARG_ADDR		2
+#define SVMTUNE_KFD_RESTORE_ARG_WRITE		3
+/* svm_migrate_to_vram(prange, best_loc, mm, trigger) */
+#define SVMTUNE_KFD_TO_VRAM_ARG_MM		2
+#define SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER		3
+/* svm_migrate_vram_to_ram(prange, mm, trigger, fault_page) */
+#define SVMTUNE_KFD_TO_RAM_ARG_TRIGGER		2
+
+typedef int (svmtune_kfd_restore_pages_t)(struct amdgpu_device *adev,
+					  unsigned int pasid, uint64_t addr,
+					  bool write_fault);
+typedef int (svmtune_kfd_to_vram_t)(struct svm_range *prange,
+				    uint32_t best_loc, struct mm_struct *mm,
+				    uint32_t trigger);
+typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
+				   struct mm_struct *mm, uint32_t trigger,
+				   struct page *fault_page);
+
+#else
+#error "svmtune_kfd knows the KFD of Linux 6.1.y and 6.12.y only"
+#endif
+
+/*
+ * The prototypes above are the ones the argument positions were read
+ * from; a KFD whose declarations differ fails to build here instead of
+ * reading the wrong registers at run time.
+ */
+static inline void svmtune_kfd_check_prototypes(void)
+{
+	svmtune_kfd_restore_pages_t *restore __maybe_unused = svm_range_restore_pages;
+	svmtune_kfd_to_vram_t *to_vram __maybe_unused = svm_migrate_to_vram;
+	svmtune_kfd_to_ram_t *to_ram __maybe_unused = svm_migrate_vram_to_ram;
+}
+
+/* The @n-th (0-based) argument of the function whose entry @regs is at. */
+static inline unsigned long svmtune_kfd_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+/* Change the @n-th register argument before the hooked function runs. */
+static inline void svmtune_kfd_set_arg(struct pt_regs *regs, unsigned int n,
+				       unsigned long val)
+{
+	switch (n) {
+	case 0:
+		regs->di = val;
+		break;
+	case 1:
+		regs->si = val;
+		break;
+	case 2:
+		regs->dx = val;
+		break;
+	case 3:
+		regs->cx = val;
+		break;
+	case 4:
+		regs->r8 = val;
+		break;
+	case 5:
+		regs->r9 = val;
+		break;
+	}
+}
+
+#if SVMTUNE_KFD_HAS_VRAM_PAGES
+static inline u64 svmtune_kfd_vram_pages(struct svm_range *prange)
+{
+	return READ_ONCE(prange->vram_pages);
+}
+#endif
+
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+static inline u8 svmtune_kfd_default_granularity(struct kfd_process *p)
+{
+	return READ_ONCE(p->svms.default_granularity);
+}
+
+static inline void svmtune_kfd_set_default_granularity(struct kfd_process *p,
+						       u8 granularity)
+{
+	WRITE_ONCE(p->svms.default_granularity, granularity);
+}
+#endif
+
+#endif /* _SVMTUNE_KFD_COMPAT_H */

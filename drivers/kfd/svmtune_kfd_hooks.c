@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune_kfd: the hooks on amdgpu's KFD SVM paths.
+ *
+ * No amdgpu function is ever called from here, and no hooked function is
+ * wrapped: with X86_KERNEL_IBT, objtool seals the ENDBR of every function
+ * whose address amdgpu never takes (svm_migrate_to_vram,
+ * svm_range_list_init, kfd_lookup_process_by_pasid, ... in 6.12), so an
+ * indirect call into them is a control-protection fault on IBT hardware.
+ * Instead every hook is a probe handler around KFD's own call:
+ *
+ *  - kretprobes see the entry and the return of a function (fault
+ *    boundaries, pages that really moved);
+ *  - ftrace entry callbacks (FTRACE_OPS_FL_SAVE_REGS) may rewrite the
+ *    migration and mapping window arguments before KFD runs, and the one on
+ *    svm_migrate_to_vram (FTRACE_OPS_FL_IPMODIFY) may decline a migration
+ *    by returning 0 in its place, after which KFD maps the pages where they
+ *    are (a remote mapping), exactly as after a migration that moved
+ *    nothing.
+ *
+ * The one indirect call made (kfd_ioctl_get_version, to check the
+ * interface version) goes to a function amdgpu puts in its ioctl table, and
+ * its ENDBR is checked first.
+ *
+ * Handlers run with preemption disabled: they take only spinlocks (the
+ * engine's per-mm lock) and allocate with GFP_NOWAIT
+ * (svmtune_decide_atomic()). They run under the locks KFD's caller holds:
+ * mmap_lock (read) and prange->migrate_mutex for the migration and mapping
+ * hooks, so the VMA and the range they read are stable.
+ *
+ * A fault is followed from svm_range_restore_pages() (GPU) or
+ * svm_migrate_to_ram() (CPU) into the migration functions it calls with a
+ * per-task slot: entry claims one, the nested hooks find it by current,
+ * return releases it.
+ */
+#include <linux/atomic.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sysfs.h>
+#include <linux/tracepoint.h>
+#include <asm/ibt.h>
+
+#include "svmtune_kfd_compat.h"
+#include "svmtune_kfd.h"
+
+atomic64_t svmtune_kfd_stats[SVMTUNE_KFD_NR_STATS];
+atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
+
+static_assert(AMDGPU_PTE_FRAG(1) == 1ULL << 7,
+	      "the PTE fragment field moved: fix svmtune_kfd_update_ptes()");
+
+/* The engine's device for the attached KFD; set while hooks are registered. */
+static struct svmtune_device *svmtune_kfd_dev;
+
+static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
+{
+	atomic64_add(n, &svmtune_kfd_stats[stat]);
+}
+
+/* ---- Faults in flight, one slot per faulting task ---- */
+
+#define SVMTUNE_KFD_FAULT_SLOTS	64
+
+/**
+ * struct svmtune_kfd_fault - a GPU or CPU fault KFD is handling
+ * @task: the task handling it; NULL when the slot is free
+ * @fault: the fault as the engine sees it
+ * @decision: the engine's answer, valid if @decided
+ * @result: what moved, so far
+ * @decided: the engine was asked
+ * @declined: the migration to VRAM was declined (mapped remotely)
+ *
+ * Only @task touches the fields after it claimed the slot.
+ */
+struct svmtune_kfd_fault {
+	struct task_struct *task;
+	struct svmtune_fault fault;
+	struct svmtune_decision decision;
+	struct svmtune_result result;
+	bool decided;
+	bool declined;
+};
+
+static struct svmtune_kfd_fault svmtune_kfd_faults[SVMTUNE_KFD_FAULT_SLOTS];
+
+static struct svmtune_kfd_fault *svmtune_kfd_fault_claim(void)
+{
+	struct svmtune_kfd_fault *slot;
+	int i;
+
+	for (i = 0; i < SVMTUNE_KFD_FAULT_SLOTS; i++) {
+		slot = &svmtune_kfd_faults[i];
+		if (READ_ONCE(slot->task) || cmpxchg(&slot->task, NULL, current))
+			continue;
+		memset(&slot->fault, 0, sizeof(*slot) - offsetof(typeof(*slot), fault));
+		return slot;
+	}
+	svmtune_kfd_count(SVMTUNE_KFD_UNTRACKED_FAULTS, 1);
+	return NULL;
+}
+
+static struct svmtune_kfd_fault *svmtune_kfd_fault_find(void)
+{
+	int i;
+
+	for (i = 0; i < SVMTUNE_KFD_FAULT_SLOTS; i++)
+		if (READ_ONCE(svmtune_kfd_faults[i].task) == current)
+			return &svmtune_kfd_faults[i];
+	return NULL;
+}
+
+static void svmtune_kfd_fault_release(struct svmtune_kfd_fault *slot)
+{
+	/* The slot's fields are done with before another task can claim it. */
+	smp_store_release(&slot->task, NULL);
+}
+
+/* Pages in a decision's window. */
+static unsigned long svmtune_kfd_window_pages(const struct svmtune_decision *d)
+{
+	return (d->end - d->start) >> PAGE_SHIFT;
+}
+
+/*
+ * Ask the engine about @slot's fault in @prange of @mm, whose mmap_lock the
+ * caller holds. The window may not leave the VMA or the KFD range.
+ */
+static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
+			       struct mm_struct *mm, struct svm_range *prange)
+{
+	struct vm_area_struct *vma;
+
+	vma = vma_lookup(mm, slot->fault.addr);
+	if (!vma)
+		return false;
+	slot->fault.lo = max(vma->vm_start, prange->start << PAGE_SHIFT);
+	slot->fault.hi = min(vma->vm_end, (prange->last + 1) << PAGE_SHIFT);
+	svmtune_decide_atomic(svmtune_kfd_dev, mm, &slot->fault, &slot->decision);
+	slot->decided = true;
+	svmtune_kfd_count(SVMTUNE_KFD_DECISIONS, 1);
+	return true;
+}
+
+#if SVMTUNE_KFD_HAS_WINDOW
+/* Replace the [start, last] page window in arguments @a_start, @a_last. */
+static void svmtune_kfd_set_window(struct pt_regs *regs,
+				   const struct svmtune_decision *d,
+				   unsigned int a_start, unsigned int a_last)
+{
+	unsigned long start = d->start >> PAGE_SHIFT;
+	unsigned long last = (d->end >> PAGE_SHIFT) - 1;
+
+	if (svmtune_kfd_arg(regs, a_start) == start &&
+	    svmtune_kfd_arg(regs, a_last) == last)
+		return;
+	svmtune_kfd_set_arg(regs, a_start, start);
+	svmtune_kfd_set_arg(regs, a_last, last);
+	svmtune_kfd_count(SVMTUNE_KFD_WINDOWS_CHANGED, 1);
+}
+#endif
+
+/* ---- The hooks ---- */
+
+/**
+ * struct svmtune_kfd_call - what a kretprobe keeps from entry to return
+ * @obj: the range or process the call is about
+ * @mm: the address space
+ * @slot: the fault being handled, if any
+ * @before: pages in VRAM before a migration
+ */
+struct svmtune_kfd_call {
+	void *obj;
+	struct mm_struct *mm;
+	struct svmtune_kfd_fault *slot;
+	u64 before;
+};
+
+struct svmtune_kfd_hook;
+typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
+				   struct pt_regs *regs);
+
+/**
+ * struct svmtune_kfd_hook - one hooked KFD function
+ * @symbol: its name in amdgpu
+ * @entry: ftrace entry callback, or NULL
+ * @ipmodify: @entry may return in the function's place
+ * @kret_entry: kretprobe entry handler, or NULL for no kretprobe
+ * @kret_exit: kretprobe return handler
+ * @addr: the function's address in the attached amdgpu
+ * @ops: @entry's ftrace registration
+ * @krp: the kretprobe
+ * @ops_on: @ops is registered
+ * @krp_on: @krp is registered
+ * @calls: calls seen since svmtune_kfd loaded
+ */
+struct svmtune_kfd_hook {
+	const char *symbol;
+	svmtune_kfd_entry_t *entry;
+	bool ipmodify;
+	kretprobe_handler_t kret_entry;
+	kretprobe_handler_t kret_exit;
+	unsigned long addr;
+	struct ftrace_ops ops;
+	struct kretprobe krp;
+	bool ops_on;
+	bool krp_on;
+	atomic64_t calls;
+};
+
+static struct svmtune_kfd_call *svmtune_kfd_call_data(struct kretprobe_instance *ri)
+{
+	return (struct svmtune_kfd_call *)ri->data;
+}
+
+static struct svmtune_kfd_hook *svmtune_kfd_kret_hook(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct svmtune_kfd_hook, krp);
+}
+
+/* svm_range_restore_pages(): a GPU fault begins and ends. */
+static int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_fault *slot;
+
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	svmtune_kfd_count(SVMTUNE_KFD_GPU_FAULTS, 1);
+	slot = svmtune_kfd_fault_claim();
+	call->slot = slot;
+	if (slot) {
+		slot->fault.type = SVMTUNE_FAULT_DEVICE;
+		slot->fault.addr = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR)
+				   << PAGE_SHIFT;
+		slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
+	}
+	return 0;
+}
+
+static int svmtune_kfd_restore_exit(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+
+	if (call->slot)
+		svmtune_kfd_fault_release(call->slot);
+	return 0;
+}
+
+/* Returned in svm_migrate_to_vram()'s place when a migration is declined. */
+static noinline int svmtune_kfd_migration_declined(void)
+{
+	return 0;
+}
+
+/* svm_migrate_to_vram(), entry: the engine decides a GPU fault's window. */
+static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
+				       struct pt_regs *regs)
+{
+	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
+	struct mm_struct *mm;
+	struct svmtune_kfd_fault *slot;
+
+	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER) !=
+	    KFD_MIGRATE_TRIGGER_PAGEFAULT_GPU)
+		return;
+	slot = svmtune_kfd_fault_find();
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE || slot->decided)
+		return;
+	mm = (struct mm_struct *)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
+	if (!svmtune_kfd_decide(slot, mm, prange))
+		return;
+
+	if (slot->decision.action == SVMTUNE_MAP_REMOTE ||
+	    slot->decision.dest == SVMTUNE_LOC_SYSTEM) {
+		slot->declined = true;
+		slot->result.remote += svmtune_kfd_window_pages(&slot->decision);
+		svmtune_kfd_count(SVMTUNE_KFD_MIGRATIONS_DECLINED, 1);
+		instruction_pointer_set(regs,
+					(unsigned long)svmtune_kfd_migration_declined);
+		return;
+	}
+#if SVMTUNE_KFD_HAS_WINDOW
+	svmtune_kfd_set_window(regs, &slot->decision, SVMTUNE_KFD_TO_VRAM_ARG_START,
+			       SVMTUNE_KFD_TO_VRAM_ARG_LAST);
+#endif
+}
+
+/* Pages of @prange in VRAM, where KFD keeps count; 6.1 does not. */
+static u64 svmtune_kfd_pages_in_vram(struct svm_range *prange)
+{
+#if SVMTUNE_KFD_HAS_VRAM_PAGES
+	return svmtune_kfd_vram_pages(prange);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Pages a successful migration of @prange moved, from the VRAM page count
+ * before and after it (6.12); 6.1 keeps no count and migrates whole
+ * ranges, so the range's size is the best measure there.
+ */
+static u64 svmtune_kfd_moved(struct svm_range *prange, u64 before, bool to_vram)
+{
+#if SVMTUNE_KFD_HAS_VRAM_PAGES
+	u64 after = svmtune_kfd_vram_pages(prange);
+
+	if (to_vram)
+		return after > before ? after - before : 0;
+	return before > after ? before - after : 0;
+#else
+	return prange->last - prange->start + 1;
+#endif
+}
+
+static int svmtune_kfd_migrate_entry(struct kretprobe_instance *ri,
+				     struct pt_regs *regs, unsigned int a_mm)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	call->obj = (void *)svmtune_kfd_arg(regs, 0);
+	call->mm = (struct mm_struct *)svmtune_kfd_arg(regs, a_mm);
+	call->before = svmtune_kfd_pages_in_vram(call->obj);
+	call->slot = svmtune_kfd_fault_find();
+	return 0;
+}
+
+static int svmtune_kfd_to_vram_entry(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	return svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
+}
+
+/* svm_migrate_to_vram(), return: count, and account a GPU fault's result. */
+static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_fault *slot = call->slot;
+	bool declined = slot && slot->declined;
+	u64 moved = 0;
+
+	if (!regs_return_value(regs) && !declined)
+		moved = svmtune_kfd_moved(call->obj, call->before, true);
+	svmtune_kfd_count(SVMTUNE_KFD_TO_VRAM_CALLS, 1);
+	svmtune_kfd_count(SVMTUNE_KFD_TO_VRAM_PAGES, moved);
+	if (slot && slot->decided && slot->fault.type == SVMTUNE_FAULT_DEVICE) {
+		slot->result.to_device += moved;
+		svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
+				&slot->decision, &slot->result);
+		memset(&slot->result, 0, sizeof(slot->result));
+	}
+	return 0;
+}
+
+#if SVMTUNE_KFD_HAS_WINDOW
+/* svm_migrate_vram_to_ram(), entry: a CPU fault takes the engine's window. */
+static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
+				      struct pt_regs *regs)
+{
+	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
+	struct svmtune_kfd_fault *slot;
+	struct svmtune_decision d;
+
+	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
+	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU)
+		return;
+	slot = svmtune_kfd_fault_find();
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_CPU || !slot->decided)
+		return;
+	d = slot->decision;
+	d.start = max(d.start, prange->start << PAGE_SHIFT);
+	d.end = min(d.end, (prange->last + 1) << PAGE_SHIFT);
+	if (d.start > slot->fault.addr || d.end <= slot->fault.addr)
+		return;
+	svmtune_kfd_set_window(regs, &d, SVMTUNE_KFD_TO_RAM_ARG_START,
+			       SVMTUNE_KFD_TO_RAM_ARG_LAST);
+}
+
+/*
+ * svm_range_validate_and_map(mm, map_start, map_last, prange, ...), entry:
+ * a GPU fault whose window the engine changed maps that window, not KFD's,
+ * so pages left in system memory are not mapped remotely by accident: they
+ * fault again and get their own decision.
+ */
+static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
+				   struct pt_regs *regs)
+{
+	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
+
+	atomic64_inc(&hook->calls);
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE ||
+	    !slot->decided || slot->declined)
+		return;
+	svmtune_kfd_set_window(regs, &slot->decision, 1, 2);
+}
+#endif
+
+static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	return svmtune_kfd_migrate_entry(ri, regs, 1);
+}
+
+static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_fault *slot = call->slot;
+	struct svmtune_result result = { 0 };
+	u64 moved = 0;
+
+	if (!regs_return_value(regs))
+		moved = svmtune_kfd_moved(call->obj, call->before, false);
+	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_CALLS, 1);
+	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_PAGES, moved);
+	if (slot && slot->fault.type == SVMTUNE_FAULT_CPU) {
+		slot->result.to_system += moved;
+	} else if (moved) {
+		/* Eviction, prefetch, or a GPU fault's fallback. */
+		result.to_system = moved;
+		svmtune_account(svmtune_kfd_dev, call->mm, NULL, NULL, &result);
+	}
+	return 0;
+}
+
+/* svm_migrate_to_ram(vmf): the CPU touched a page in VRAM. */
+static int svmtune_kfd_cpu_fault_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct vm_fault *vmf = (struct vm_fault *)svmtune_kfd_arg(regs, 0);
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_fault *slot;
+
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULTS, 1);
+	slot = svmtune_kfd_fault_claim();
+	call->slot = slot;
+	if (!slot)
+		return 0;
+	call->mm = vmf->vma->vm_mm;
+	slot->fault.type = SVMTUNE_FAULT_CPU;
+	slot->fault.addr = vmf->address & PAGE_MASK;
+	slot->fault.lo = vmf->vma->vm_start;
+	slot->fault.hi = vmf->vma->vm_end;
+	slot->fault.write = !!(vmf->flags & FAULT_FLAG_WRITE);
+	svmtune_decide_atomic(svmtune_kfd_dev, call->mm, &slot->fault,
+			      &slot->decision);
+	slot->decided = true;
+	svmtune_kfd_count(SVMTUNE_KFD_DECISIONS, 1);
+	return 0;
+}
+
+static int svmtune_kfd_cpu_fault_exit(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_fault *slot = call->slot;
+
+	if (!slot)
+		return 0;
+	svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
+			&slot->decision, &slot->result);
+	svmtune_kfd_fault_release(slot);
+	return 0;
+}
+
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+/* svmtune's default granularity for @p's address space, in KFD's units. */
+static void svmtune_kfd_sync_default(struct kfd_process *p)
+{
+	unsigned int shift = svmtune_default_granularity(p->mm) - PAGE_SHIFT;
+	u8 gran = min_t(unsigned int, shift, 0x1b);	/* KFD's own limit */
+
+	if (svmtune_kfd_default_granularity(p) == gran)
+		return;
+	svmtune_kfd_set_default_granularity(p, gran);
+	svmtune_kfd_count(SVMTUNE_KFD_DEFAULT_GRANULARITY_SET, 1);
+}
+
+static int svmtune_kfd_list_init_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	svmtune_kfd_call_data(ri)->obj = (void *)svmtune_kfd_arg(regs, 0);
+	return 0;
+}
+
+/*
+ * svm_range_list_init(p), return: a new KFD process. It is not published
+ * yet (create_process() has not returned), so nothing reads the default
+ * concurrently with this write.
+ */
+static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	if (!regs_return_value(regs))
+		svmtune_kfd_sync_default(svmtune_kfd_call_data(ri)->obj);
+	return 0;
+}
+
+/*
+ * svm_range_get_attr(p, ...) and svm_range_set_attr(p, ...), entry: the
+ * process's own ioctls bring an existing process up to date with svmtune's
+ * current default before KFD reads it (GET_ATTR reports it, SET_ATTR gives
+ * it to the ranges it creates). KFD reads the u8 with plain loads and
+ * writes it only at init; the store is a single byte.
+ */
+static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
+				   struct pt_regs *regs)
+{
+	atomic64_inc(&hook->calls);
+	svmtune_kfd_sync_default((struct kfd_process *)svmtune_kfd_arg(regs, 0));
+}
+#endif
+
+static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
+	{
+		.symbol = "svm_range_restore_pages",
+		.kret_entry = svmtune_kfd_restore_entry,
+		.kret_exit = svmtune_kfd_restore_exit,
+	}, {
+		.symbol = "svm_migrate_to_vram",
+		.entry = svmtune_kfd_to_vram_decide,
+		.ipmodify = true,
+		.kret_entry = svmtune_kfd_to_vram_entry,
+		.kret_exit = svmtune_kfd_to_vram_exit,
+	}, {
+		.symbol = "svm_migrate_vram_to_ram",
+#if SVMTUNE_KFD_HAS_WINDOW
+		.entry = svmtune_kfd_to_ram_window,
+#endif
+		.kret_entry = svmtune_kfd_to_ram_entry,
+		.kret_exit = svmtune_kfd_to_ram_exit,
+	}, {
+		.symbol = "svm_migrate_to_ram",
+		.kret_entry = svmtune_kfd_cpu_fault_entry,
+		.kret_exit = svmtune_kfd_cpu_fault_exit,
+	},
+#if SVMTUNE_KFD_HAS_WINDOW
+	{
+		.symbol = "svm_range_validate_and_map",
+		.entry = svmtune_kfd_map_window,
+	},
+#endif
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+	{
+		.symbol = "svm_range_list_init",
+		.kret_entry = svmtune_kfd_list_init_entry,
+		.kret_exit = svmtune_kfd_list_init_exit,
+	}, {
+		.symbol = "svm_range_get_attr",
+		.entry = svmtune_kfd_attr_entry,
+	}, {
+		.symbol = "svm_range_set_attr",
+		.entry = svmtune_kfd_attr_entry,
+	},
+#endif
+};
+
+/* ---- The PTE fragment histogram ---- */
+
+/*
+ * amdgpu_vm_update_ptes's prototype (amdgpu_trace.h, the same in 6.1 and
+ * 6.12). The fragment is bits 7..11 of the PTE flags (AMDGPU_PTE_FRAG).
+ */
+static void svmtune_kfd_update_ptes(void *data, struct amdgpu_vm_update_params *p,
+				    u64 start, u64 end, unsigned int nptes,
+				    u64 dst, u64 incr, u64 flags, pid_t pid,
+				    u64 vm_ctx)
+{
+	atomic64_add(nptes, &svmtune_kfd_fragment_ptes[(flags >> 7) & 0x1f]);
+}
+
+static struct tracepoint *svmtune_kfd_tp;
+static struct module *svmtune_kfd_tp_owner;
+static bool svmtune_kfd_tp_on;
+
+/* Called for every module with tracepoints, loaded ones included. */
+static int svmtune_kfd_tp_module(struct notifier_block *nb, unsigned long val,
+				 void *data)
+{
+	struct tp_module *tp_mod = data;
+	struct module *mod = tp_mod->mod;
+	unsigned int i;
+
+	if (val != MODULE_STATE_COMING || mod != svmtune_kfd_tp_owner)
+		return NOTIFY_OK;
+	for (i = 0; i < mod->num_tracepoints; i++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
+
+		if (!strcmp(tp->name, "amdgpu_vm_update_ptes"))
+			svmtune_kfd_tp = tp;
+	}
+	return NOTIFY_OK;
+}
+
+static void svmtune_kfd_tp_attach(struct module *amdgpu)
+{
+	struct notifier_block nb = { .notifier_call = svmtune_kfd_tp_module };
+	int ret;
+
+	svmtune_kfd_tp = NULL;
+	svmtune_kfd_tp_owner = amdgpu;
+	if (register_tracepoint_module_notifier(&nb))
+		return;
+	unregister_tracepoint_module_notifier(&nb);
+	if (!svmtune_kfd_tp) {
+		pr_info("amdgpu has no amdgpu_vm_update_ptes tracepoint: no PTE fragment histogram\n");
+		return;
+	}
+	ret = tracepoint_probe_register(svmtune_kfd_tp, svmtune_kfd_update_ptes, NULL);
+	if (ret)
+		pr_warn("cannot probe amdgpu_vm_update_ptes: %pe\n", ERR_PTR(ret));
+	svmtune_kfd_tp_on = !ret;
+}
+
+static void svmtune_kfd_tp_detach(void)
+{
+	if (!svmtune_kfd_tp_on)
+		return;
+	tracepoint_probe_unregister(svmtune_kfd_tp, svmtune_kfd_update_ptes, NULL);
+	tracepoint_synchronize_unregister();
+	svmtune_kfd_tp_on = false;
+}
+
+/* ---- Finding amdgpu's functions ---- */
+
+/*
+ * The address of @symbol in @amdgpu, or 0. amdgpu exports none of them and
+ * kallsyms_lookup_name() is not exported: a disabled kprobe (never armed)
+ * resolves "amdgpu:<symbol>", and the offset sprint_symbol() reports takes
+ * its address back to the function's start (with IBT the probe sits after
+ * the ENDBR).
+ */
+static unsigned long svmtune_kfd_lookup(struct module *amdgpu, const char *symbol)
+{
+	char name[MODULE_NAME_LEN + KSYM_NAME_LEN + 1];
+	char where[KSYM_SYMBOL_LEN];
+	struct kprobe kp = { .symbol_name = name, .flags = KPROBE_FLAG_DISABLED };
+	unsigned long addr, offset, size;
+	const char *plus;
+
+	snprintf(name, sizeof(name), "%s:%s", amdgpu->name, symbol);
+	if (register_kprobe(&kp))
+		return 0;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+
+	sprint_symbol(where, addr);
+	plus = strchr(where, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &offset, &size) != 2 ||
+	    offset > addr)
+		return 0;
+	addr -= offset;
+	return within_module(addr, amdgpu) ? addr : 0;
+}
+
+/**
+ * svmtune_kfd_kfd_version() - the KFD interface version amdgpu implements
+ * @amdgpu: the amdgpu module, referenced by the caller
+ * @major: KFD_IOCTL_MAJOR_VERSION amdgpu was built with
+ * @minor: KFD_IOCTL_MINOR_VERSION amdgpu was built with
+ * @why: on failure, the reason in words
+ * @len: size of @why
+ *
+ * Calls amdgpu's own AMDKFD_IOC_GET_VERSION handler, which only stores the
+ * two constants; its address is taken by amdgpu's ioctl table, so it keeps
+ * its ENDBR, and that is checked before calling it.
+ *
+ * Return: 0, or -ENOENT if amdgpu has no KFD, -EPERM if the handler cannot
+ * be called safely.
+ */
+int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
+			    char *why, size_t len)
+{
+	int (*get_version)(struct file *filep, struct kfd_process *p, void *data);
+	struct kfd_ioctl_get_version_args args = { 0 };
+	unsigned long addr;
+
+	addr = svmtune_kfd_lookup(amdgpu, "kfd_ioctl_get_version");
+	if (!addr) {
+		snprintf(why, len, "%s has no kfd_ioctl_get_version: built without CONFIG_HSA_AMD",
+			 amdgpu->name);
+		return -ENOENT;
+	}
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !is_endbr(*(u32 *)addr)) {
+		snprintf(why, len, "%s's kfd_ioctl_get_version has no ENDBR: cannot call it under IBT",
+			 amdgpu->name);
+		return -EPERM;
+	}
+	get_version = (void *)addr;
+	get_version(NULL, NULL, &args);
+	*major = args.major_version;
+	*minor = args.minor_version;
+	return 0;
+}
+
+/* ---- Attach and detach ---- */
+
+static void svmtune_kfd_ftrace_entry(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
+{
+	struct svmtune_kfd_hook *hook = container_of(ops, struct svmtune_kfd_hook, ops);
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	if (regs)
+		hook->entry(hook, regs);
+}
+
+static int svmtune_kfd_hook_register(struct svmtune_kfd_hook *hook,
+				     char *why, size_t len)
+{
+	int ret;
+
+	if (hook->entry) {
+		/* ftrace_free_filter() leaves freed hashes behind: start afresh. */
+		memset(&hook->ops, 0, sizeof(hook->ops));
+		hook->ops.func = svmtune_kfd_ftrace_entry;
+		hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
+		if (hook->ipmodify)
+			hook->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
+		ret = ftrace_set_filter_ip(&hook->ops, hook->addr, 0, 0);
+		if (!ret) {
+			ret = register_ftrace_function(&hook->ops);
+			if (ret)
+				ftrace_set_filter_ip(&hook->ops, hook->addr, 1, 0);
+		}
+		if (ret) {
+			snprintf(why, len, "cannot hook %s with ftrace: error %d%s",
+				 hook->symbol, ret, ret == -EBUSY ?
+				 " (another IPMODIFY user, a livepatch?)" : "");
+			return ret;
+		}
+		hook->ops_on = true;
+	}
+	if (hook->kret_entry) {
+		memset(&hook->krp, 0, sizeof(hook->krp));
+		hook->krp.kp.addr = (kprobe_opcode_t *)hook->addr;
+		hook->krp.entry_handler = hook->kret_entry;
+		hook->krp.handler = hook->kret_exit;
+		hook->krp.data_size = sizeof(struct svmtune_kfd_call);
+		hook->krp.maxactive = 2 * SVMTUNE_KFD_FAULT_SLOTS;
+		ret = register_kretprobe(&hook->krp);
+		if (ret) {
+			snprintf(why, len, "cannot probe %s: error %d",
+				 hook->symbol, ret);
+			return ret;
+		}
+		hook->krp_on = true;
+	}
+	return 0;
+}
+
+static void svmtune_kfd_hook_unregister(struct svmtune_kfd_hook *hook)
+{
+	if (hook->krp_on) {
+		unregister_kretprobe(&hook->krp);
+		hook->krp_on = false;
+	}
+	if (hook->ops_on) {
+		unregister_ftrace_function(&hook->ops);
+		ftrace_free_filter(&hook->ops);
+		hook->ops_on = false;
+	}
+}
+
+/**
+ * svmtune_kfd_hooks_detach() - remove every hook
+ *
+ * Called with the attach lock held. When it returns no handler runs and no
+ * task is left in svmtune_kfd_migration_declined().
+ */
+void svmtune_kfd_hooks_detach(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(svmtune_kfd_hooks) - 1; i >= 0; i--)
+		svmtune_kfd_hook_unregister(&svmtune_kfd_hooks[i]);
+	svmtune_kfd_tp_detach();
+	/*
+	 * A task sent to svmtune_kfd_migration_declined() may still be about
+	 * to run it; RCU-tasks waits for every task to pass a voluntary
+	 * context switch, which it cannot do in there.
+	 */
+	synchronize_rcu_tasks();
+	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
+	svmtune_kfd_dev = NULL;
+}
+
+/**
+ * svmtune_kfd_hooks_attach() - hook the attached amdgpu's KFD
+ * @amdgpu: the amdgpu module, referenced by the caller, its interface
+ *	version already checked
+ * @dev: the engine's device for it, registered
+ * @why: on failure, the reason in words
+ * @len: size of @why
+ *
+ * Every function must be found before anything is hooked: a partial set
+ * would apply half a policy.
+ *
+ * Return: 0, -ENOENT if a function is missing (@amdgpu built without
+ * HSA_AMD_SVM, or another layout), or the error of a hook registration.
+ */
+int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
+			     char *why, size_t len)
+{
+	struct svmtune_kfd_hook *hook;
+	int ret = 0;
+
+	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
+		hook->addr = svmtune_kfd_lookup(amdgpu, hook->symbol);
+		if (!hook->addr) {
+			snprintf(why, len, "%s has no %s: built without CONFIG_HSA_AMD_SVM, or not the KFD svmtune_kfd was built for",
+				 amdgpu->name, hook->symbol);
+			return -ENOENT;
+		}
+	}
+
+	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
+	svmtune_kfd_dev = dev;
+	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
+		ret = svmtune_kfd_hook_register(hook, why, len);
+		if (ret) {
+			svmtune_kfd_hooks_detach();
+			return ret;
+		}
+	}
+	svmtune_kfd_tp_attach(amdgpu);
+	return 0;
+}
+
+/**
+ * svmtune_kfd_hooks_show() - the hooks file: one line per hooked function
+ * @buf: the sysfs page
+ *
+ * Return: bytes written.
+ */
+ssize_t svmtune_kfd_hooks_show(char *buf)
+{
+	struct svmtune_kfd_hook *hook;
+	ssize_t n = 0;
+
+	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++)
+		n += sysfs_emit_at(buf, n, "%s %s%s%s calls %llu missed %lu\n",
+				   hook->symbol,
+				   hook->ops_on || hook->krp_on ? "on" : "off",
+				   hook->entry ? (hook->ipmodify ? " ftrace-ipmodify" : " ftrace") : "",
+				   hook->kret_entry ? " kretprobe" : "",
+				   (unsigned long long)atomic64_read(&hook->calls),
+				   hook->krp_on ? (unsigned long)hook->krp.nmissed : 0UL);
+	n += sysfs_emit_at(buf, n, "amdgpu_vm_update_ptes %s tracepoint\n",
+			   svmtune_kfd_tp_on ? "on" : "off");
+	return n;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune_kfd: the backend that applies svmtune's policy to amdgpu's KFD
+ * SVM. It attaches to amdgpu when amdgpu is loaded (or already is), after
+ * checking that amdgpu implements the KFD interface it was built against,
+ * and detaches when either module goes.
+ *
+ * Locking: svmtune_kfd_lock serialises attach, detach and the sysfs
+ * readers of the state. The module notifier runs for amdgpu's LIVE (attach)
+ * and GOING (detach) transitions under it; amdgpu's exit has already run at
+ * GOING, but its text is still there until the notifier chain returns, so
+ * detaching there leaves no hook pointing at freed text. svmtune_kfd holds
+ * no reference on amdgpu while attached: rmmod amdgpu works and detaches.
+ * See Documentation/design.rst.
+ */
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sysfs.h>
+#include <generated/utsrelease.h>
+
+#include "svmtune_kfd_compat.h"
+#include "svmtune_kfd.h"
+
+/**
+ * enum svmtune_kfd_state - where svmtune_kfd stands with amdgpu
+ * @SVMTUNE_KFD_WAITING: amdgpu is not loaded; attach when it is
+ * @SVMTUNE_KFD_ATTACHED: hooked into the loaded amdgpu
+ * @SVMTUNE_KFD_REFUSED: the loaded amdgpu is not the one built against
+ * @SVMTUNE_KFD_FAILED: it matched, but a hook could not be registered
+ */
+enum svmtune_kfd_state {
+	SVMTUNE_KFD_WAITING,
+	SVMTUNE_KFD_ATTACHED,
+	SVMTUNE_KFD_REFUSED,
+	SVMTUNE_KFD_FAILED,
+};
+
+static const char * const svmtune_kfd_state_names[] = {
+	[SVMTUNE_KFD_WAITING] = "waiting",
+	[SVMTUNE_KFD_ATTACHED] = "attached",
+	[SVMTUNE_KFD_REFUSED] = "refused",
+	[SVMTUNE_KFD_FAILED] = "failed",
+};
+
+static DEFINE_MUTEX(svmtune_kfd_lock);
+static enum svmtune_kfd_state svmtune_kfd_state;
+static char svmtune_kfd_reason[256] = "amdgpu is not loaded";
+/* The amdgpu hooked into, and the KFD version it reported. */
+static struct module *svmtune_kfd_amdgpu;
+static u32 svmtune_kfd_major, svmtune_kfd_minor;
+static unsigned long svmtune_kfd_attach_count;
+
+static const struct svmtune_device_ops svmtune_kfd_device_ops;
+
+static struct svmtune_device svmtune_kfd_device = {
+	.name = "amdgpu-kfd",
+	.owner = THIS_MODULE,
+	.ops = &svmtune_kfd_device_ops,
+};
+
+static void svmtune_kfd_set_state(enum svmtune_kfd_state state, const char *why)
+{
+	svmtune_kfd_state = state;
+	strscpy(svmtune_kfd_reason, why, sizeof(svmtune_kfd_reason));
+}
+
+static bool svmtune_kfd_is_amdgpu(struct module *mod)
+{
+	return !strcmp(mod->name, "amdgpu");
+}
+
+/* Attach to @amdgpu, which is LIVE and referenced by the caller. */
+static void svmtune_kfd_attach(struct module *amdgpu)
+{
+	char why[sizeof(svmtune_kfd_reason)] = "";
+	u32 major, minor;
+	int ret, i;
+
+	lockdep_assert_held(&svmtune_kfd_lock);
+	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
+		return;
+
+	ret = svmtune_kfd_kfd_version(amdgpu, &major, &minor, why, sizeof(why));
+	if (ret)
+		goto refused;
+	if (major != KFD_IOCTL_MAJOR_VERSION || minor != KFD_IOCTL_MINOR_VERSION) {
+		snprintf(why, sizeof(why),
+			 "amdgpu implements KFD interface %u.%u, svmtune_kfd was built against %u.%u (%s sources): rebuild svmtune_kfd against this amdgpu's sources",
+			 major, minor, KFD_IOCTL_MAJOR_VERSION,
+			 KFD_IOCTL_MINOR_VERSION, SVMTUNE_KFD_SRC_RELEASE);
+		goto refused;
+	}
+
+	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
+		atomic64_set(&svmtune_kfd_device.counters[i], 0);
+	ret = svmtune_device_register(&svmtune_kfd_device);
+	if (ret) {
+		snprintf(why, sizeof(why), "cannot register with svmtune: error %d", ret);
+		goto failed;
+	}
+	ret = svmtune_kfd_hooks_attach(amdgpu, &svmtune_kfd_device, why, sizeof(why));
+	if (ret) {
+		svmtune_device_unregister(&svmtune_kfd_device);
+		if (ret == -ENOENT)
+			goto refused;
+		goto failed;
+	}
+
+	svmtune_kfd_amdgpu = amdgpu;
+	svmtune_kfd_major = major;
+	svmtune_kfd_minor = minor;
+	svmtune_kfd_attach_count++;
+	svmtune_kfd_set_state(SVMTUNE_KFD_ATTACHED, "");
+	pr_info("attached to amdgpu (KFD %u.%u) as svmtune device %u\n",
+		major, minor, svmtune_kfd_device.id);
+	return;
+
+refused:
+	svmtune_kfd_set_state(SVMTUNE_KFD_REFUSED, why);
+	pr_warn("not attaching: %s\n", why);
+	return;
+failed:
+	svmtune_kfd_set_state(SVMTUNE_KFD_FAILED, why);
+	pr_err("cannot attach: %s\n", why);
+}
+
+static void svmtune_kfd_detach(const char *why)
+{
+	lockdep_assert_held(&svmtune_kfd_lock);
+	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED) {
+		svmtune_kfd_hooks_detach();
+		svmtune_device_unregister(&svmtune_kfd_device);
+		svmtune_kfd_amdgpu = NULL;
+		pr_info("detached: %s\n", why);
+	}
+	svmtune_kfd_set_state(SVMTUNE_KFD_WAITING, why);
+}
+
+static int svmtune_kfd_module_event(struct notifier_block *nb,
+				    unsigned long event, void *data)
+{
+	struct module *mod = data;
+
+	if (!svmtune_kfd_is_amdgpu(mod))
+		return NOTIFY_DONE;
+	mutex_lock(&svmtune_kfd_lock);
+	if (event == MODULE_STATE_LIVE)
+		svmtune_kfd_attach(mod);
+	else if (event == MODULE_STATE_GOING)
+		svmtune_kfd_detach("amdgpu was unloaded; svmtune_kfd attaches again when it is loaded");
+	mutex_unlock(&svmtune_kfd_lock);
+	return NOTIFY_OK;
+}
+
+/*
+ * Ahead of the tracepoint and kprobe module notifiers (priority 0): at
+ * GOING they check that no probe is left on amdgpu's tracepoints and
+ * retire probes in its text, so the hooks must be gone by then.
+ */
+static struct notifier_block svmtune_kfd_module_nb = {
+	.notifier_call = svmtune_kfd_module_event,
+	.priority = 1,
+};
+
+/*
+ * Attach to an amdgpu loaded before svmtune_kfd. find_module() is not
+ * exported; the module's sysfs directory is, through the kset every module
+ * (this one too) belongs to. The kobject reference keeps struct module
+ * from being freed; try_module_get() fails once amdgpu is going.
+ */
+static void svmtune_kfd_attach_loaded(void)
+{
+	struct module_kobject *mk;
+	struct kobject *kobj;
+
+	kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, "amdgpu");
+	if (!kobj)
+		return;
+	mk = container_of(kobj, struct module_kobject, kobj);
+	mutex_lock(&svmtune_kfd_lock);
+	if (!mk->mod) {
+		svmtune_kfd_set_state(SVMTUNE_KFD_REFUSED,
+				      "amdgpu is built into the kernel: svmtune_kfd hooks a loadable amdgpu only");
+		pr_warn("not attaching: %s\n", svmtune_kfd_reason);
+	} else if (try_module_get(mk->mod)) {
+		/* A COMING amdgpu is attached by the LIVE notification. */
+		if (mk->mod->state == MODULE_STATE_LIVE)
+			svmtune_kfd_attach(mk->mod);
+		module_put(mk->mod);
+	}
+	mutex_unlock(&svmtune_kfd_lock);
+	kobject_put(kobj);
+}
+
+/* ---- /sys/kernel/svmtune/kfd/ ---- */
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&svmtune_kfd_lock);
+	n = sysfs_emit(buf, "%s\n", svmtune_kfd_state_names[svmtune_kfd_state]);
+	mutex_unlock(&svmtune_kfd_lock);
+	return n;
+}
+static struct kobj_attribute state_attr = __ATTR_RO(state);
+
+static ssize_t reason_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&svmtune_kfd_lock);
+	n = sysfs_emit(buf, "%s\n", svmtune_kfd_reason);
+	mutex_unlock(&svmtune_kfd_lock);
+	return n;
+}
+static struct kobj_attribute reason_attr = __ATTR_RO(reason);
+
+static ssize_t build_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "kernel %s kfd %u.%u window %s default_granularity %s\n",
+			  SVMTUNE_KFD_SRC_RELEASE, KFD_IOCTL_MAJOR_VERSION,
+			  KFD_IOCTL_MINOR_VERSION,
+			  SVMTUNE_KFD_HAS_WINDOW ? "yes" : "no",
+			  SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY ? "yes" : "no");
+}
+static struct kobj_attribute build_attr = __ATTR_RO(build);
+
+static ssize_t amdgpu_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&svmtune_kfd_lock);
+	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
+		n = sysfs_emit(buf, "kfd %u.%u device %u attaches %lu\n",
+			       svmtune_kfd_major, svmtune_kfd_minor,
+			       svmtune_kfd_device.id, svmtune_kfd_attach_count);
+	else
+		n = sysfs_emit(buf, "none attaches %lu\n", svmtune_kfd_attach_count);
+	mutex_unlock(&svmtune_kfd_lock);
+	return n;
+}
+static struct kobj_attribute amdgpu_attr = __ATTR_RO(amdgpu);
+
+static ssize_t hooks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&svmtune_kfd_lock);
+	n = svmtune_kfd_hooks_show(buf);
+	mutex_unlock(&svmtune_kfd_lock);
+	return n;
+}
+static struct kobj_attribute hooks_attr = __ATTR_RO(hooks);
+
+static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
+	[SVMTUNE_KFD_GPU_FAULTS] = "gpu_faults",
+	[SVMTUNE_KFD_CPU_FAULTS] = "cpu_faults",
+	[SVMTUNE_KFD_UNTRACKED_FAULTS] = "untracked_faults",
+	[SVMTUNE_KFD_DECISIONS] = "decisions",
+	[SVMTUNE_KFD_WINDOWS_CHANGED] = "windows_changed",
+	[SVMTUNE_KFD_MIGRATIONS_DECLINED] = "migrations_declined",
+	[SVMTUNE_KFD_TO_VRAM_CALLS] = "to_vram_calls",
+	[SVMTUNE_KFD_TO_VRAM_PAGES] = "to_vram_pages",
+	[SVMTUNE_KFD_TO_RAM_CALLS] = "to_ram_calls",
+	[SVMTUNE_KFD_TO_RAM_PAGES] = "to_ram_pages",
+	[SVMTUNE_KFD_DEFAULT_GRANULARITY_SET] = "default_granularity_set",
+};
+
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	ssize_t n = 0;
+	int i;
+
+	for (i = 0; i < SVMTUNE_KFD_NR_STATS; i++)
+		n += sysfs_emit_at(buf, n, "%s %lld\n", svmtune_kfd_stat_names[i],
+				   (long long)atomic64_read(&svmtune_kfd_stats[i]));
+	return n;
+}
+static struct kobj_attribute stats_attr = __ATTR_RO(stats);
+
+static ssize_t pte_fragments_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	ssize_t n = 0;
+	int i;
+
+	/* Fragment f covers 2^f GPU pages of 4 KiB: print it as KiB. */
+	for (i = 0; i < SVMTUNE_KFD_NR_FRAGMENTS; i++)
+		n += sysfs_emit_at(buf, n, "%lluK %lld\n", 4ULL << i,
+				   (long long)atomic64_read(&svmtune_kfd_fragment_ptes[i]));
+	return n;
+}
+static struct kobj_attribute pte_fragments_attr = __ATTR_RO(pte_fragments);
+
+static struct attribute *svmtune_kfd_attrs[] = {
+	&state_attr.attr,
+	&reason_attr.attr,
+	&build_attr.attr,
+	&amdgpu_attr.attr,
+	&hooks_attr.attr,
+	&stats_attr.attr,
+	&pte_fragments_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group svmtune_kfd_attr_group = {
+	.attrs = svmtune_kfd_attrs,
+};
+
+static struct kobject *svmtune_kfd_kobj;
+
+static int __init svmtune_kfd_init(void)
+{
+	int ret;
+
+	svmtune_kfd_kobj = kobject_create_and_add("kfd", svmtune_sysfs_dir());
+	if (!svmtune_kfd_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
+	if (ret)
+		goto out_kobj;
+
+	ret = register_module_notifier(&svmtune_kfd_module_nb);
+	if (ret)
+		goto out_group;
+	svmtune_kfd_attach_loaded();
+	return 0;
+
+out_group:
+	sysfs_remove_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
+out_kobj:
+	kobject_put(svmtune_kfd_kobj);
+	return ret;
+}
+
+static void __exit svmtune_kfd_exit(void)
+{
+	unregister_module_notifier(&svmtune_kfd_module_nb);
+	mutex_lock(&svmtune_kfd_lock);
+	svmtune_kfd_detach("svmtune_kfd is unloading");
+	mutex_unlock(&svmtune_kfd_lock);
+	sysfs_remove_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
+	kobject_put(svmtune_kfd_kobj);
+}
+
+module_init(svmtune_kfd_init);
+module_exit(svmtune_kfd_exit);
+
+MODULE_DESCRIPTION("svmtune backend for amdgpu KFD shared virtual memory");
+MODULE_LICENSE("GPL");

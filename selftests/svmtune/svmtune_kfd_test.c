@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of svmtune_kfd against the test kernel's real amdgpu and /dev/kfd
+ * (no GPU in the VM): attaching and detaching in every load order, rmmod
+ * of amdgpu while attached, refusal of an amdgpu that is not the one
+ * svmtune_kfd was built for, svmtune's default granularity showing up in
+ * KFD's own AMDKFD_IOC_SVM GET_ATTR for new and existing processes, the
+ * sysfs state and hook counts, and KFD's answers to bad input unchanged
+ * by the hooks. Needs root (modules, global knobs).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kfd_ioctl.h>
+#include <linux/svmtune.h>
+
+#include "kselftest_harness.h"
+#include "svmtune_test_util.h"
+
+#define KFD_DEV		"/dev/kfd"
+#define KFD_SYSFS	SVMTUNE_SYSFS "/kfd"
+
+/* The SVM ioctl's size covers the attributes that follow the header. */
+#define KFD_IOC_SVM_N(n)						\
+	_IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x20,		\
+	     sizeof(struct kfd_ioctl_svm_args) +			\
+	     (n) * sizeof(struct kfd_ioctl_svm_attribute))
+
+struct kfd_svm_one {
+	struct kfd_ioctl_svm_args args;
+	struct kfd_ioctl_svm_attribute attr;
+};
+
+/* AMDKFD_IOC_SVM with one attribute; return 0 or -errno, @value out. */
+static int kfd_svm_one(int fd, __u32 op, __u64 start, __u64 size, __u32 type,
+		       __u32 *value)
+{
+	struct kfd_svm_one req = { 0 };
+
+	req.args.start_addr = start;
+	req.args.size = size;
+	req.args.op = op;
+	req.args.nattr = 1;
+	req.attr.type = type;
+	req.attr.value = *value;
+	if (ioctl(fd, KFD_IOC_SVM_N(1), &req))
+		return -errno;
+	*value = req.attr.value;
+	return 0;
+}
+
+/*
+ * Fresh anonymous memory: KFD answers SVM requests only for mapped
+ * addresses, and an address with no KFD range reports the defaults.
+ */
+static __u64 test_mapping(void)
+{
+	void *p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? 0 : (__u64)(unsigned long)p;
+}
+
+/* KFD's GET_ATTR granularity (log2 pages) for memory with no KFD range. */
+static int kfd_granularity(int fd)
+{
+	__u64 addr = test_mapping();
+	__u32 gran = 0;
+	int ret;
+
+	if (!addr)
+		return -ENOMEM;
+	ret = kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 4096,
+			  KFD_IOCTL_SVM_ATTR_GRANULARITY, &gran);
+	munmap((void *)(unsigned long)addr, 4 * 4096);
+	return ret ? ret : (int)gran;
+}
+
+/*
+ * The granularity a new KFD process reports: opening /dev/kfd in a fresh
+ * process (a new mm) creates a new KFD process. -errno on failure.
+ */
+static int kfd_granularity_new_process(void)
+{
+	int status, fd, g;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(200);
+		g = kfd_granularity(fd);
+		_exit(g < 0 ? 201 : g);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	if (WEXITSTATUS(status) >= 200)
+		return -EIO;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Cut @buf's first line off at the newline; return the rest (at its NUL
+ * when there is no more). For loops over a file's lines: never NULL.
+ */
+static char *next_line(char *line)
+{
+	char *nl = strchr(line, '\n');
+
+	if (!nl)
+		return line + strlen(line);
+	*nl = '\0';
+	return nl + 1;
+}
+
+#define for_each_line(line, next, buf) \
+	for (line = (buf); *line && (next = next_line(line)); line = next)
+
+static int read_kfd_file(const char *name, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "kfd/%s", name);
+	return svmtune_read_sysfs(path, buf, len);
+}
+
+/* The first word of a kfd/ file, or "" if it cannot be read. */
+static const char *kfd_word(const char *name)
+{
+	static char buf[4096];
+
+	if (read_kfd_file(name, buf, sizeof(buf)))
+		return "";
+	buf[strcspn(buf, "\n ")] = '\0';
+	return buf;
+}
+
+/* The value of "<key> <value>" in a kfd/ file, or -1. */
+static long long kfd_value(const char *file, const char *key)
+{
+	char buf[4096], *line, *next;
+	long long val;
+	size_t klen = strlen(key);
+
+	if (read_kfd_file(file, buf, sizeof(buf)))
+		return -1;
+	for_each_line(line, next, buf)
+		if (!strncmp(line, key, klen) && line[klen] == ' ' &&
+		    sscanf(line + klen, "%lld", &val) == 1)
+			return val;
+	return -1;
+}
+
+/* Calls counted for a hooked function, from the hooks file, or -1. */
+static long long hook_calls(const char *symbol)
+{
+	char buf[4096], *line, *next, *calls;
+	size_t len = strlen(symbol);
+	long long val;
+
+	if (read_kfd_file("hooks", buf, sizeof(buf)))
+		return -1;
+	for_each_line(line, next, buf) {
+		if (strncmp(line, symbol, len) || line[len] != ' ')
+			continue;
+		calls = strstr(line, " calls ");
+		if (calls && sscanf(calls, " calls %lld", &val) == 1)
+			return val;
+	}
+	return -1;
+}
+
+static bool module_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return access(path, F_OK) == 0;
+}
+
+static int rmmod(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static int load_module(const char *name)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "modprobe %s", name);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Load a fake amdgpu from next to this program: "mismatch" or "nosvm". */
+static int insmod_fake_amdgpu(const char *variant)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n;
+	int fd, ret;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	snprintf(path, sizeof(path), "%s/fake_amdgpu/%s/amdgpu.ko", dirname(exe), variant);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Whatever a test did: real amdgpu and svmtune_kfd loaded, defaults set. */
+static int restore_modules(void)
+{
+	if (module_loaded("amdgpu") && access(KFD_DEV, F_OK))
+		rmmod("amdgpu");	/* a fake one */
+	if (!module_loaded("amdgpu") && load_module("amdgpu"))
+		return -1;
+	if (!module_loaded("svmtune_kfd") && load_module("svmtune_kfd"))
+		return -1;
+	return strcmp(kfd_word("state"), "attached") ? -1 : 0;
+}
+
+static int engine_has_device(const char *name)
+{
+	struct svmtune_device_info info;
+	int fd, found = 0;
+	__u32 id;
+
+	fd = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
+		memset(&info, 0, sizeof(info));
+		info.id = id;
+		if (ioctl(fd, SVMTUNE_IOC_GET_DEVICE, &info))
+			continue;
+		if (!strcmp(info.name, name))
+			found = 1;
+	}
+	close(fd);
+	return found;
+}
+
+FIXTURE(kfd)
+{
+	char granularity[32];
+	char policy[32];
+	char adaptive_max[32];
+};
+
+FIXTURE_SETUP(kfd)
+{
+	if (geteuid() != 0)
+		SKIP(return, "svmtune_kfd tests load modules and set global knobs: need root");
+	if (!module_loaded("amdgpu") && load_module("amdgpu"))
+		SKIP(return, "amdgpu cannot be loaded in this kernel");
+	if (access(KFD_DEV, F_OK))
+		SKIP(return, "amdgpu has no /dev/kfd (kernel built without CONFIG_HSA_AMD)");
+	ASSERT_EQ(0, restore_modules()) TH_LOG("svmtune_kfd did not attach: %s",
+					       kfd_word("reason"));
+	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->granularity,
+					sizeof(self->granularity)));
+	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->policy, sizeof(self->policy)));
+	ASSERT_EQ(0, svmtune_read_sysfs("adaptive_max_granularity", self->adaptive_max,
+					sizeof(self->adaptive_max)));
+}
+
+FIXTURE_TEARDOWN(kfd)
+{
+	if (geteuid() != 0 || access(KFD_DEV, F_OK))
+		return;
+	EXPECT_EQ(0, restore_modules());
+	EXPECT_EQ(0, svmtune_write_sysfs("granularity", self->granularity));
+	EXPECT_EQ(0, svmtune_write_sysfs("policy", self->policy));
+	EXPECT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", self->adaptive_max));
+}
+
+/* Attached to the running amdgpu, which implements the version built for. */
+TEST_F(kfd, attached_to_matching_amdgpu)
+{
+	struct kfd_ioctl_get_version_args ver = { 0 };
+	char build[256], amdgpu[256], want[64];
+	int fd;
+
+	fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, AMDKFD_IOC_GET_VERSION, &ver));
+	close(fd);
+
+	ASSERT_STREQ("attached", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", build, sizeof(build)));
+	ASSERT_STREQ("\n", build);
+
+	snprintf(want, sizeof(want), "kfd %u.%u ", ver.major_version, ver.minor_version);
+	ASSERT_EQ(0, read_kfd_file("build", build, sizeof(build)));
+	ASSERT_NE(NULL, strstr(build, want)) TH_LOG("build: %s", build);
+	ASSERT_EQ(0, read_kfd_file("amdgpu", amdgpu, sizeof(amdgpu)));
+	ASSERT_EQ(0, strncmp(amdgpu, want, strlen(want))) TH_LOG("amdgpu: %s", amdgpu);
+	ASSERT_EQ(1, engine_has_device("amdgpu-kfd"));
+}
+
+/* Every hook is registered, and the XNACK query still answers. */
+TEST_F(kfd, hooks_on)
+{
+	char buf[4096], *line, *next;
+	struct kfd_ioctl_set_xnack_mode_args xnack = { .xnack_enabled = -1 };
+	int fd, n = 0;
+
+	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
+	for_each_line(line, next, buf) {
+		EXPECT_NE(NULL, strstr(line, " on ")) TH_LOG("hook off: %s", line);
+		n++;
+	}
+	EXPECT_LE(5, n);
+
+	fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, AMDKFD_IOC_SET_XNACK_MODE, &xnack));
+	EXPECT_EQ(1, xnack.xnack_enabled);
+	close(fd);
+}
+
+/* The files are read-only for everyone, and root's writes are refused. */
+TEST_F(kfd, sysfs_read_only)
+{
+	static const char * const files[] = {
+		"state", "reason", "build", "amdgpu", "hooks", "stats",
+		"pte_fragments",
+	};
+	char path[128];
+	struct stat st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), KFD_SYSFS "/%s", files[i]);
+		ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s", path);
+		EXPECT_EQ(0444, st.st_mode & 07777) TH_LOG("%s", path);
+		snprintf(path, sizeof(path), "kfd/%s", files[i]);
+		EXPECT_EQ(-EACCES, svmtune_write_sysfs(path, "1\n")) TH_LOG("%s", path);
+	}
+}
+
+/* stats and pte_fragments: every line "<name> <count>", all present. */
+TEST_F(kfd, stats_format)
+{
+	static const char * const keys[] = {
+		"gpu_faults", "cpu_faults", "untracked_faults", "decisions",
+		"windows_changed", "migrations_declined", "to_vram_calls",
+		"to_vram_pages", "to_ram_calls", "to_ram_pages",
+		"default_granularity_set",
+	};
+	char buf[4096], *line, *next;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		EXPECT_LE(0, kfd_value("stats", keys[i])) TH_LOG("stats key %u missing", i);
+	ASSERT_EQ(0, read_kfd_file("pte_fragments", buf, sizeof(buf)));
+	for_each_line(line, next, buf) {
+		unsigned long long kib;
+		long long count;
+
+		if (sscanf(line, "%lluK %lld", &kib, &count) != 2)
+			ASSERT_TRUE(false) TH_LOG("not '<size>K <count>': %s", line);
+		EXPECT_EQ(4ULL << n, kib);
+		EXPECT_LE(0, count);
+		n++;
+	}
+	EXPECT_EQ(32, n);
+}
+
+/* A new KFD process gets svmtune's global granularity as its default. */
+TEST_F(kfd, new_process_gets_global_granularity)
+{
+	static const struct { const char *knob; int kfd; } cases[] = {
+		{ "64K\n", 4 }, { "4K\n", 0 }, { "1G\n", 18 }, { "2M\n", 9 },
+	};
+	long long inits = hook_calls("svm_range_list_init");
+	unsigned int i;
+
+	ASSERT_LE(0, inits);
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ASSERT_EQ(0, svmtune_write_sysfs("granularity", cases[i].knob));
+		EXPECT_EQ(cases[i].kfd, kfd_granularity_new_process())
+			TH_LOG("granularity %s", cases[i].knob);
+	}
+	EXPECT_EQ(inits + 4, hook_calls("svm_range_list_init"));
+}
+
+/* Adaptive: new processes get the widest window the policy may choose. */
+TEST_F(kfd, adaptive_gives_its_maximum)
+{
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive\n"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "4M\n"));
+	EXPECT_EQ(10, kfd_granularity_new_process());
+}
+
+/* An existing KFD process follows the global knob at its next SVM ioctl. */
+TEST_F(kfd, existing_process_follows_global)
+{
+	long long calls, set;
+	int fd;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M\n"));
+	fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(9, kfd_granularity(fd));
+
+	calls = hook_calls("svm_range_get_attr");
+	set = kfd_value("stats", "default_granularity_set");
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "256K\n"));
+	EXPECT_EQ(6, kfd_granularity(fd));
+	EXPECT_EQ(calls + 1, hook_calls("svm_range_get_attr"));
+	EXPECT_EQ(set + 1, kfd_value("stats", "default_granularity_set"));
+	close(fd);
+}
+
+/* A process's own svmtune default beats the global one, in KFD too. */
+TEST_F(kfd, process_default_wins)
+{
+	struct svmtune_process_policy pp = {
+		.set = SVMTUNE_POLICY_GRANULARITY, .granularity = 20,
+	};
+	int fd, sfd;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
+	sfd = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, ioctl(sfd, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+	fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(8, kfd_granularity(fd));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K\n"));
+	EXPECT_EQ(8, kfd_granularity(fd));
+
+	/* Unset it: the global knob applies again. */
+	pp.granularity = SVMTUNE_GRANULARITY_UNSET;
+	ASSERT_EQ(0, ioctl(sfd, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+	EXPECT_EQ(4, kfd_granularity(fd));
+	close(fd);
+	close(sfd);
+}
+
+/* KFD refuses bad SVM requests exactly as it does without the hooks. */
+TEST_F(kfd, kfd_bad_input_unchanged)
+{
+	long long set_calls = hook_calls("svm_range_set_attr");
+	__u64 addr = test_mapping();
+	__u32 val = 0;
+	int fd;
+
+	ASSERT_NE(0, addr);
+	fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	/* Size zero, unaligned start, unaligned size. */
+	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 0,
+				       KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr + 1,
+				       4096, KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 4095,
+				       KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	/* Memory that is not mapped. */
+	EXPECT_EQ(-EFAULT, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, 1ULL << 46,
+				       4096, KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	/* An attribute type KFD does not know. */
+	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 4096,
+				       0x1000, &val));
+	/* SET_ATTR: no GPU VM in this machine, so no range can be made. */
+	val = 4;
+	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_SET_ATTR, addr, 4096,
+				       KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	EXPECT_LT(set_calls, hook_calls("svm_range_set_attr"));
+	/* And GET_ATTR still works afterwards. */
+	EXPECT_LE(0, kfd_granularity(fd));
+	close(fd);
+	munmap((void *)(unsigned long)addr, 4 * 4096);
+}
+
+/* Unloading svmtune_kfd hands KFD back its own default for new processes. */
+TEST_F(kfd, unload_and_reload_svmtune_kfd)
+{
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K\n"));
+	EXPECT_EQ(4, kfd_granularity_new_process());
+
+	ASSERT_EQ(0, rmmod("svmtune_kfd"));
+	EXPECT_NE(0, access(KFD_SYSFS, F_OK));
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	/* amdgpu.svm_default_granularity, 9 unless set. */
+	EXPECT_EQ(9, kfd_granularity_new_process());
+
+	ASSERT_EQ(0, load_module("svmtune_kfd"));
+	ASSERT_STREQ("attached", kfd_word("state"));
+	EXPECT_EQ(4, kfd_granularity_new_process());
+}
+
+/* amdgpu can be unloaded under an attached svmtune_kfd, and reloaded. */
+TEST_F(kfd, rmmod_amdgpu_while_attached)
+{
+	long long attaches;
+	char buf[4096], *line, *next;
+
+	ASSERT_EQ(0, read_kfd_file("amdgpu", buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, "attaches "));
+	attaches = atoll(strstr(buf, "attaches ") + 9);
+
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	EXPECT_STREQ("waiting", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "amdgpu was unloaded")) TH_LOG("%s", buf);
+	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
+	for_each_line(line, next, buf)
+		EXPECT_NE(NULL, strstr(line, " off ")) TH_LOG("still on: %s", line);
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+
+	ASSERT_EQ(0, load_module("amdgpu"));
+	EXPECT_STREQ("attached", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("amdgpu", buf, sizeof(buf)));
+	EXPECT_EQ(attaches + 1, atoll(strstr(buf, "attaches ") + 9));
+}
+
+/* svmtune_kfd loaded first waits for amdgpu, and attaches when it comes. */
+TEST_F(kfd, svmtune_kfd_before_amdgpu)
+{
+	char buf[256];
+
+	ASSERT_EQ(0, rmmod("svmtune_kfd"));
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	ASSERT_EQ(0, load_module("svmtune_kfd"));
+	EXPECT_STREQ("waiting", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_STREQ("amdgpu is not loaded\n", buf);
+	ASSERT_EQ(0, read_kfd_file("amdgpu", buf, sizeof(buf)));
+	EXPECT_EQ(0, strncmp(buf, "none ", 5));
+
+	ASSERT_EQ(0, load_module("amdgpu"));
+	EXPECT_STREQ("attached", kfd_word("state"));
+	EXPECT_EQ(1, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(9, kfd_granularity_new_process());
+}
+
+/* An amdgpu with another KFD interface version is refused, in words. */
+TEST_F(kfd, refuses_other_kfd_version)
+{
+	char buf[512];
+
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	ASSERT_EQ(0, insmod_fake_amdgpu("mismatch"));
+	EXPECT_STREQ("refused", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "KFD interface 1.99")) TH_LOG("%s", buf);
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
+	EXPECT_EQ(NULL, strstr(buf, " on ")) TH_LOG("%s", buf);
+
+	/* svmtune_kfd loaded after it refuses it too. */
+	ASSERT_EQ(0, rmmod("svmtune_kfd"));
+	ASSERT_EQ(0, load_module("svmtune_kfd"));
+	EXPECT_STREQ("refused", kfd_word("state"));
+
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	EXPECT_STREQ("waiting", kfd_word("state"));
+}
+
+/* An amdgpu without SVM (Debian's stock build) is refused, in words. */
+TEST_F(kfd, refuses_amdgpu_without_svm)
+{
+	char buf[512];
+
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	ASSERT_EQ(0, insmod_fake_amdgpu("nosvm"));
+	EXPECT_STREQ("refused", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "has no svm_range_restore_pages")) TH_LOG("%s", buf);
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	ASSERT_EQ(0, rmmod("amdgpu"));
+}
+
+TEST_HARNESS_MAIN
