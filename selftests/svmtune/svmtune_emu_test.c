@@ -126,6 +126,7 @@ FIXTURE(emu)
 {
 	int fd;		/* /dev/svmtune_emu0 */
 	int ctl;	/* /dev/svmtune */
+	__u32 dev_id;	/* the engine's id of svmtune_emu0 */
 	char *buf;
 	unsigned long size;
 	char *tmp;
@@ -142,6 +143,8 @@ FIXTURE_SETUP(emu)
 	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", EMU_DEV, strerror(errno));
 	self->ctl = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->ctl, 0);
+	self->dev_id = svmtune_device_id(self->ctl, "svmtune_emu0");
+	ASSERT_NE(0, self->dev_id);
 	self->size = 8 * MIB;
 	self->buf = map_aligned(self->size);
 	ASSERT_NE(NULL, self->buf);
@@ -428,7 +431,7 @@ TEST_F(emu, preferred_device_cpu_fault_takes_one_page)
 
 	memset(self->buf, 0x11, 2 * MIB);
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
-				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 1, 0));
+				      SVMTUNE_POLICY_PREFERRED_LOC, 0, self->dev_id, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
 				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(512, out.migrated);
@@ -475,19 +478,19 @@ TEST_F(emu, munmap_device_resident_frees_vram)
 	uint64_t free_before;
 
 	memset(&di, 0, sizeof(di));
-	di.id = 1;
+	di.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	free_before = di.mem_free_bytes;
 	fill_pattern(self->tmp, self->size, 8);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
 				SVMTUNE_EMU_WRITE, NULL));
 	memset(&di, 0, sizeof(di));
-	di.id = 1;
+	di.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_EQ(free_before - self->size, di.mem_free_bytes);
 	ASSERT_EQ(0, munmap(self->buf, self->size));
 	memset(&di, 0, sizeof(di));
-	di.id = 1;
+	di.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_EQ(free_before, di.mem_free_bytes);
 	self->buf = map_aligned(self->size);	/* for the teardown */
@@ -641,7 +644,7 @@ TEST_F(emu, stats_count_faults_and_pages)
 
 	memset(&st, 0, sizeof(st));
 	st.scope = SVMTUNE_STATS_DEVICE;
-	st.id = 1;
+	st.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_STATS, &st));
 	EXPECT_GE(st.counters.gpu_faults, 1);
 	EXPECT_GE(st.counters.pages_to_device, 512);
@@ -753,7 +756,7 @@ TEST_F(emu, device_info_names_the_emulated_gpu)
 	struct svmtune_device_info di;
 
 	memset(&di, 0, sizeof(di));
-	di.id = 1;
+	di.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_STREQ("svmtune_emu0", di.name);
 	EXPECT_EQ(64 * MIB, di.mem_bytes);

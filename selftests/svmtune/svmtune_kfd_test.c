@@ -237,23 +237,15 @@ static int restore_modules(void)
 	return strcmp(kfd_word("state"), "attached") ? -1 : 0;
 }
 
+/* 1 if the engine has a device named @name, 0 if not, -errno. */
 static int engine_has_device(const char *name)
 {
-	struct svmtune_device_info info;
-	int fd, found = 0;
-	__u32 id;
+	int fd, found;
 
 	fd = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
-		memset(&info, 0, sizeof(info));
-		info.id = id;
-		if (ioctl(fd, SVMTUNE_IOC_GET_DEVICE, &info))
-			continue;
-		if (!strcmp(info.name, name))
-			found = 1;
-	}
+	found = svmtune_device_id(fd, name) != 0;
 	close(fd);
 	return found;
 }

@@ -57,6 +57,24 @@ static inline int svmtune_write_sysfs(const char *name, const char *val)
 	return n < 0 ? n : 0;
 }
 
+/*
+ * The engine's id of the device a backend named @name, or 0. Ids depend on
+ * the order backends registered (svmtune_kfd may come first).
+ */
+static inline __u32 svmtune_device_id(int ctl, const char *name)
+{
+	struct svmtune_device_info di;
+	__u32 id;
+
+	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
+		memset(&di, 0, sizeof(di));
+		di.id = id;
+		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) && !strcmp(di.name, name))
+			return id;
+	}
+	return 0;
+}
+
 /* Run @fn in a child that dropped root; return the child's exit status. */
 static inline int svmtune_run_unprivileged(int (*fn)(void))
 {
