@@ -323,6 +323,8 @@ void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out)
 	out->waste_pages = counters[SVMTUNE_CNT_WASTE_PAGES];
 	out->fallback_pages = counters[SVMTUNE_CNT_FALLBACK_PAGES];
 	out->window_pages = counters[SVMTUNE_CNT_WINDOW_PAGES];
+	out->thrashing_events = counters[SVMTUNE_CNT_THRASHING_EVENTS];
+	out->thrashing_detected = counters[SVMTUNE_CNT_THRASHING_DETECTED];
 }
 
 static long svmtune_ioctl_get_stats(struct file *file, void *data)

@@ -50,12 +50,37 @@ struct svmtune_adaptive {
 };
 
 /**
+ * struct svmtune_thrash - thrashing state of one range
+ * @dev_start: start of the last window a device fault migrated to a device
+ * @dev_end: its end
+ * @dev_ns: when (ktime_get_ns())
+ * @sys_start: start of the last window a CPU fault took back
+ * @sys_end: its end
+ * @sys_ns: when
+ * @event_ns: time of the last reversal
+ * @pinned_until_ns: the range maps remotely until then, if mitigating
+ * @events: reversals since the range was last quiet
+ */
+struct svmtune_thrash {
+	unsigned long dev_start;
+	unsigned long dev_end;
+	u64 dev_ns;
+	unsigned long sys_start;
+	unsigned long sys_end;
+	u64 sys_ns;
+	u64 event_ns;
+	u64 pinned_until_ns;
+	u8 events;
+};
+
+/**
  * struct svmtune_range - a part of an address space with one policy
  * @node: in svmtune_mm.ranges, ordered by address; ranges never overlap
  * @start: first byte, page-aligned
  * @end: end, page-aligned, > @start
  * @pol: the policy set on it (fields UNSET where nothing was set)
  * @ad: adaptive granularity state
+ * @thrash: thrashing state
  * @counters: what happened in it, SVMTUNE_CNT_* order
  *
  * Protected by the owning svmtune_mm's lock.
@@ -66,6 +91,7 @@ struct svmtune_range {
 	unsigned long end;
 	struct svmtune_policy pol;
 	struct svmtune_adaptive ad;
+	struct svmtune_thrash thrash;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 };
 
@@ -123,6 +149,18 @@ extern bool svmtune_adaptive;
 extern unsigned int svmtune_adaptive_min;
 extern unsigned int svmtune_adaptive_max;
 extern struct mutex svmtune_knob_lock;
+
+/* The thrashing knob. */
+enum svmtune_thrashing_mode {
+	SVMTUNE_THRASHING_OFF,
+	SVMTUNE_THRASHING_DETECT,
+	SVMTUNE_THRASHING_REMOTE,
+};
+
+extern unsigned int svmtune_thrashing;
+extern unsigned int svmtune_thrashing_threshold;
+extern unsigned int svmtune_thrashing_lapse_us;
+extern unsigned int svmtune_thrashing_pin_ms;
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 void svmtune_policy_effective(const struct svmtune_mm *smm,

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -24,6 +25,15 @@ bool svmtune_adaptive;
 unsigned int svmtune_adaptive_min = 12;
 unsigned int svmtune_adaptive_max = 21;
 DEFINE_MUTEX(svmtune_knob_lock);
+
+/* Thrashing knobs, written through sysfs. */
+unsigned int svmtune_thrashing = SVMTUNE_THRASHING_DETECT;
+unsigned int svmtune_thrashing_threshold = 3;
+unsigned int svmtune_thrashing_lapse_us = 2000;
+unsigned int svmtune_thrashing_pin_ms = 300;
+
+/* A range with no reversal for this long starts counting afresh. */
+#define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
 
 /*
  * Adaptive granularity: a range starts at SVMTUNE_ADAPTIVE_START (clamped
@@ -150,6 +160,88 @@ static void svmtune_adaptive_fault(struct svmtune_adaptive *ad,
 	ad->shift = clamp_t(unsigned int, ad->shift, lo, hi);
 }
 
+static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
+			  u64 *range_counters, enum svmtune_counter c, u64 n)
+{
+	if (!n)
+		return;
+	if (dev)
+		atomic64_add(n, &dev->counters[c]);
+	if (mm_counters)
+		mm_counters[c] += n;
+	if (range_counters)
+		range_counters[c] += n;
+}
+
+static bool svmtune_window_has(unsigned long start, unsigned long end,
+			       unsigned long addr)
+{
+	return addr >= start && addr < end;
+}
+
+/*
+ * Thrashing: a fault that reverses a recent migration of the same pages (a
+ * CPU fault inside the window a device fault migrated less than
+ * thrashing_lapse_us ago, or a device fault inside the window a CPU fault
+ * took back) is an event. thrashing_threshold events, with no quiet second
+ * between them, mark the range as thrashing; with the knob at "remote" its
+ * device faults then map remotely, without migrating, for
+ * thrashing_pin_ms: the pages settle in system memory, which both sides
+ * reach. Called with @smm's lock held.
+ *
+ * Return: true if the range's device faults are to map remotely now.
+ */
+static bool svmtune_thrash_fault(struct svmtune_device *dev,
+				 struct svmtune_mm *smm,
+				 struct svmtune_range *range, bool cpu,
+				 unsigned long addr, u64 now)
+{
+	unsigned int mode = READ_ONCE(svmtune_thrashing);
+	u64 lapse = (u64)READ_ONCE(svmtune_thrashing_lapse_us) * NSEC_PER_USEC;
+	struct svmtune_thrash *th = &range->thrash;
+	bool reversal;
+
+	if (mode == SVMTUNE_THRASHING_OFF)
+		return false;
+	if (th->events && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS)
+		th->events = 0;
+	if (cpu)
+		reversal = th->dev_ns && now - th->dev_ns <= lapse &&
+			   svmtune_window_has(th->dev_start, th->dev_end, addr);
+	else
+		reversal = th->sys_ns && now - th->sys_ns <= lapse &&
+			   svmtune_window_has(th->sys_start, th->sys_end, addr);
+	if (reversal) {
+		th->event_ns = now;
+		svmtune_count(dev, smm->counters, range->counters,
+			      SVMTUNE_CNT_THRASHING_EVENTS, 1);
+		if (++th->events >= READ_ONCE(svmtune_thrashing_threshold)) {
+			th->events = 0;
+			svmtune_count(dev, smm->counters, range->counters,
+				      SVMTUNE_CNT_THRASHING_DETECTED, 1);
+			if (mode == SVMTUNE_THRASHING_REMOTE)
+				th->pinned_until_ns = now +
+					(u64)READ_ONCE(svmtune_thrashing_pin_ms) * NSEC_PER_MSEC;
+		}
+	}
+	return mode == SVMTUNE_THRASHING_REMOTE && now < th->pinned_until_ns;
+}
+
+/* Remember the window a decision migrates, to see it reversed. */
+static void svmtune_thrash_record(struct svmtune_thrash *th, bool cpu,
+				  const struct svmtune_decision *decision, u64 now)
+{
+	if (cpu) {
+		th->sys_start = decision->start;
+		th->sys_end = decision->end;
+		th->sys_ns = now;
+	} else if (decision->action == SVMTUNE_MIGRATE) {
+		th->dev_start = decision->start;
+		th->dev_end = decision->end;
+		th->dev_ns = now;
+	}
+}
+
 /*
  * The decision for @fault given its address space's state (@smm, may be
  * NULL) and range (may be NULL), with @smm's lock held when it is given.
@@ -163,8 +255,14 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	unsigned long lo = fault->lo, hi = fault->hi;
 	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
 	struct svmtune_policy eff;
+	bool pinned = false;
 	unsigned int shift;
+	u64 now = 0;
 
+	if (range) {
+		now = ktime_get_ns();
+		pinned = svmtune_thrash_fault(dev, smm, range, cpu, addr, now);
+	}
 	svmtune_policy_effective(smm, range, &eff);
 	shift = eff.granularity;
 	if (shift == SVMTUNE_GRANULARITY_UNSET) {
@@ -197,18 +295,20 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	if (cpu) {
 		decision->action = SVMTUNE_MIGRATE;
 		decision->dest = SVMTUNE_LOC_SYSTEM;
-	} else if (eff.access == SVMTUNE_ACCESS_REMOTE ||
+	} else if (pinned || eff.access == SVMTUNE_ACCESS_REMOTE ||
 		   (eff.access == SVMTUNE_ACCESS_READ_MOSTLY && !fault->write) ||
 		   (eff.preferred_loc != SVMTUNE_LOC_UNSET &&
 		    eff.preferred_loc != dev->id)) {
 		decision->action = SVMTUNE_MAP_REMOTE;
-		decision->dest = eff.preferred_loc == SVMTUNE_LOC_UNSET ?
+		decision->dest = eff.preferred_loc == SVMTUNE_LOC_UNSET || pinned ?
 				 SVMTUNE_LOC_SYSTEM : eff.preferred_loc;
 	} else {
 		decision->action = SVMTUNE_MIGRATE;
 		decision->dest = dev->id;
 	}
 
+	if (range)
+		svmtune_thrash_record(&range->thrash, cpu, decision, now);
 	if (range && !cpu) {
 		range->ad.next = decision->end;
 		range->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
@@ -285,18 +385,6 @@ void svmtune_decide_atomic(struct svmtune_device *dev, struct mm_struct *mm,
 }
 EXPORT_SYMBOL_GPL(svmtune_decide_atomic);
 
-static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
-			  u64 *range_counters, enum svmtune_counter c, u64 n)
-{
-	if (!n)
-		return;
-	if (dev)
-		atomic64_add(n, &dev->counters[c]);
-	if (mm_counters)
-		mm_counters[c] += n;
-	if (range_counters)
-		range_counters[c] += n;
-}
 
 static void svmtune_account_in(struct svmtune_device *dev, u64 *mc, u64 *rc,
 			       const struct svmtune_fault *fault,

@@ -14,7 +14,9 @@
 #include <linux/kobject.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
+#include <linux/kstrtox.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include <linux/sysfs.h>
 
 #include "svmtune_internal.h"
@@ -179,6 +181,83 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute policy_attr = __ATTR_RW_MODE(policy, 0644);
 
+static const char * const svmtune_thrashing_names[] = {
+	[SVMTUNE_THRASHING_OFF] = "off",
+	[SVMTUNE_THRASHING_DETECT] = "detect",
+	[SVMTUNE_THRASHING_REMOTE] = "remote",
+};
+
+static ssize_t thrashing_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%s\n", svmtune_thrashing_names[READ_ONCE(svmtune_thrashing)]);
+}
+
+static ssize_t thrashing_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	int mode;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mode = sysfs_match_string(svmtune_thrashing_names, buf);
+	if (mode < 0)
+		return -EINVAL;
+	WRITE_ONCE(svmtune_thrashing, mode);
+	return count;
+}
+static struct kobj_attribute thrashing_attr = __ATTR_RW_MODE(thrashing, 0644);
+
+/**
+ * struct svmtune_uint_knob - a sysfs knob holding an unsigned number
+ * @attr: the sysfs attribute
+ * @val: the variable it sets
+ * @min: smallest value accepted
+ * @max: largest value accepted
+ */
+struct svmtune_uint_knob {
+	struct kobj_attribute attr;
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+static ssize_t svmtune_uint_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct svmtune_uint_knob *knob = container_of(attr, struct svmtune_uint_knob, attr);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*knob->val));
+}
+
+/* A decimal number, optional newline, within the knob's bounds, or EINVAL. */
+static ssize_t svmtune_uint_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct svmtune_uint_knob *knob = container_of(attr, struct svmtune_uint_knob, attr);
+	unsigned int val;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtouint(buf, 10, &val) || val < knob->min || val > knob->max)
+		return -EINVAL;
+	WRITE_ONCE(*knob->val, val);
+	return count;
+}
+
+#define SVMTUNE_UINT_KNOB(_name, _var, _min, _max)				\
+	static struct svmtune_uint_knob _name##_knob = {			\
+		.attr = __ATTR(_name, 0644, svmtune_uint_show, svmtune_uint_store), \
+		.val = &(_var),							\
+		.min = (_min),							\
+		.max = (_max),							\
+	}
+
+SVMTUNE_UINT_KNOB(thrashing_threshold, svmtune_thrashing_threshold, 1, 255);
+SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_thrashing_lapse_us, 1, USEC_PER_SEC);
+SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -192,11 +271,12 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "pages_to_device %llu\npages_to_system %llu\n"
 			  "bytes_to_device %llu\nbytes_to_system %llu\n"
 			  "remote_pages %llu\nwaste_pages %llu\n"
-			  "fallback_pages %llu\nwindow_pages %llu\n",
+			  "fallback_pages %llu\nwindow_pages %llu\n"
+			  "thrashing_events %llu\nthrashing_detected %llu\n",
 			  c.gpu_faults, c.cpu_faults, c.pages_to_device,
 			  c.pages_to_system, c.bytes_to_device, c.bytes_to_system,
 			  c.remote_pages, c.waste_pages, c.fallback_pages,
-			  c.window_pages);
+			  c.window_pages, c.thrashing_events, c.thrashing_detected);
 }
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
@@ -206,6 +286,10 @@ static struct attribute *svmtune_attrs[] = {
 	&policy_attr.attr,
 	&adaptive_min_granularity_attr.attr,
 	&adaptive_max_granularity_attr.attr,
+	&thrashing_attr.attr,
+	&thrashing_threshold_knob.attr.attr,
+	&thrashing_lapse_us_knob.attr.attr,
+	&thrashing_pin_ms_knob.attr.attr,
 	&stats_attr.attr,
 	NULL,
 };

@@ -641,13 +641,15 @@ static void svmtune_kfd_tp_detach(void)
  */
 static unsigned long svmtune_kfd_lookup(struct module *amdgpu, const char *symbol)
 {
-	char name[MODULE_NAME_LEN + KSYM_NAME_LEN + 1];
-	char where[KSYM_SYMBOL_LEN];
-	struct kprobe kp = { .symbol_name = name, .flags = KPROBE_FLAG_DISABLED };
+	struct kprobe kp = { .flags = KPROBE_FLAG_DISABLED };
 	unsigned long addr, offset, size;
+	char where[KSYM_SYMBOL_LEN];
 	const char *plus;
+	char name[96];
 
-	snprintf(name, sizeof(name), "%s:%s", amdgpu->name, symbol);
+	if (snprintf(name, sizeof(name), "%s:%s", amdgpu->name, symbol) >= sizeof(name))
+		return 0;
+	kp.symbol_name = name;
 	if (register_kprobe(&kp))
 		return 0;
 	addr = (unsigned long)kp.addr;
@@ -704,9 +706,10 @@ int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
 
 /* ---- Attach and detach ---- */
 
-static void svmtune_kfd_ftrace_entry(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops,
-				     struct ftrace_regs *fregs)
+static void notrace svmtune_kfd_ftrace_entry(unsigned long ip,
+					     unsigned long parent_ip,
+					     struct ftrace_ops *ops,
+					     struct ftrace_regs *fregs)
 {
 	struct svmtune_kfd_hook *hook = container_of(ops, struct svmtune_kfd_hook, ops);
 	struct pt_regs *regs = ftrace_get_regs(fregs);

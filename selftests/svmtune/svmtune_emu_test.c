@@ -133,6 +133,7 @@ FIXTURE(emu)
 	uint32_t *snap;
 	char saved_gran[32];
 	char saved_policy[32];
+	struct svmtune_saved_knobs thrash;
 };
 
 FIXTURE_SETUP(emu)
@@ -156,6 +157,7 @@ FIXTURE_SETUP(emu)
 					sizeof(self->saved_gran)));
 	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->saved_policy,
 					sizeof(self->saved_policy)));
+	ASSERT_EQ(0, svmtune_save_thrash_knobs(&self->thrash));
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
 }
@@ -166,6 +168,7 @@ FIXTURE_TEARDOWN(emu)
 		return;
 	svmtune_write_sysfs("granularity", self->saved_gran);
 	svmtune_write_sysfs("policy", self->saved_policy);
+	svmtune_restore_thrash_knobs(&self->thrash);
 	munmap(self->buf, self->size);
 	free(self->tmp);
 	free(self->snap);
@@ -889,6 +892,120 @@ TEST_F(emu, read_only_mapping_refuses_gpu_write)
 	EXPECT_EQ(0, gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_READ, NULL));
 	EXPECT_EQ(-EFAULT, gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_WRITE, NULL));
 	munmap(ro, PAGE);
+}
+
+/*
+ * Thrashing: the GPU reads the first page of a 2 MiB window (a device fault
+ * migrates the window), then the CPU writes it (a CPU fault takes the
+ * window back), @rounds times. The lapse is long (1 s) so that the slow
+ * emulated machine counts every reversal.
+ */
+static int ping_pong(int fd, char *buf, char *tmp, int rounds)
+{
+	int i, ret;
+
+	for (i = 0; i < rounds; i++) {
+		ret = gpu_access(fd, buf, PAGE, tmp, SVMTUNE_EMU_READ, NULL);
+		if (ret)
+			return ret;
+		buf[0] = (char)i;
+	}
+	return 0;
+}
+
+static void set_thrashing(struct __test_metadata *_metadata, const char *mode,
+			  const char *pin_ms)
+{
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing", mode));
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_threshold", "3"));
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_lapse_us", "1000000"));
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_pin_ms", pin_ms));
+}
+
+/*
+ * detect: G1 C1 G2 C2 G3 C3 reverse five times (every fault but the
+ * first); the third reversal marks the range, and counting starts again.
+ * Migrations go on as before.
+ */
+TEST_F(emu, thrashing_detect_counts_and_still_migrates)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+
+	set_thrashing(_metadata, "detect", "60000");
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 3));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(5, c.thrashing_events);
+	EXPECT_EQ(1, c.thrashing_detected);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(512, out.migrated);
+	EXPECT_EQ(0, out.remote);
+}
+
+/* remote: once detected, the GPU maps the pages in system memory. */
+TEST_F(emu, thrashing_remote_keeps_pages_in_system_memory)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+
+	set_thrashing(_metadata, "remote", "60000");
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 2));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(3, c.thrashing_events);
+	EXPECT_EQ(1, c.thrashing_detected);
+
+	self->buf[7] = 0x5a;
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_LT(0, out.remote);
+	EXPECT_EQ(0x5a, self->tmp[7]);	/* the GPU read the CPU's write */
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, self->snap));
+	EXPECT_EQ(0, count_pages(self->snap, 512, SVMTUNE_EMU_PAGE_DEVICE,
+				 SVMTUNE_EMU_PAGE_DEVICE));
+	/* And the CPU keeps working on them without faults to undo. */
+	self->buf[8] = 0x6b;
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(2, c.cpu_faults);
+}
+
+/* The pin ends after thrashing_pin_ms: the GPU migrates again. */
+TEST_F(emu, thrashing_pin_expires)
+{
+	struct svmtune_emu_access out;
+
+	set_thrashing(_metadata, "remote", "1");
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 2));
+	usleep(50 * 1000);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(512, out.migrated);
+}
+
+/* off: nothing is tracked. */
+TEST_F(emu, thrashing_off_counts_nothing)
+{
+	struct svmtune_counters c;
+
+	set_thrashing(_metadata, "off", "60000");
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 3));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(0, c.thrashing_events);
+	EXPECT_EQ(0, c.thrashing_detected);
+}
+
+/* A reversal slower than the lapse is not an event. */
+TEST_F(emu, thrashing_slow_reversals_are_not_events)
+{
+	struct svmtune_counters c;
+
+	set_thrashing(_metadata, "remote", "60000");
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_lapse_us", "1"));
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 3));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(0, c.thrashing_events);
+	EXPECT_EQ(3, c.cpu_faults);
 }
 
 TEST_HARNESS_MAIN

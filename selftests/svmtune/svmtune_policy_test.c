@@ -38,6 +38,7 @@ FIXTURE(policy)
 	unsigned long size;
 	char saved_gran[32];
 	char saved_policy[32];
+	struct svmtune_saved_knobs thrash;
 };
 
 FIXTURE_SETUP(policy)
@@ -52,6 +53,7 @@ FIXTURE_SETUP(policy)
 					sizeof(self->saved_gran)));
 	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->saved_policy,
 					sizeof(self->saved_policy)));
+	ASSERT_EQ(0, svmtune_save_thrash_knobs(&self->thrash));
 }
 
 FIXTURE_TEARDOWN(policy)
@@ -59,6 +61,7 @@ FIXTURE_TEARDOWN(policy)
 	if (geteuid() == 0) {
 		svmtune_write_sysfs("granularity", self->saved_gran);
 		svmtune_write_sysfs("policy", self->saved_policy);
+		svmtune_restore_thrash_knobs(&self->thrash);
 	}
 	munmap(self->buf, self->size);
 	close(self->fd);
@@ -468,11 +471,65 @@ TEST_F(policy, sysfs_adaptive_bounds_stay_ordered)
 
 static int write_knob_unprivileged(void)
 {
-	int fd = open(SVMTUNE_SYSFS "/granularity", O_WRONLY);
+	static const char * const knobs[] = {
+		"granularity", "policy", "adaptive_min_granularity",
+		"adaptive_max_granularity", "thrashing", "thrashing_threshold",
+		"thrashing_lapse_us", "thrashing_pin_ms",
+	};
+	char path[128];
+	unsigned int i;
+	int fd;
 
-	if (fd >= 0)
-		return 1;
-	return errno == EACCES ? 0 : 2;
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		snprintf(path, sizeof(path), SVMTUNE_SYSFS "/%s", knobs[i]);
+		fd = open(path, O_WRONLY);
+		if (fd >= 0)
+			return 1;
+		if (errno != EACCES)
+			return 2;
+	}
+	return 0;
+}
+
+/* The thrashing knobs take their documented values and refuse the rest. */
+TEST_F(policy, sysfs_thrashing_knobs_validated)
+{
+	static const char * const modes[] = { "off", "detect", "remote" };
+	static const struct {
+		const char *knob, *good, *bad[6];
+	} nums[] = {
+		{ "thrashing_threshold", "7",
+		  { "0", "256", "-1", "3x", "99999999999", "\n" } },
+		{ "thrashing_lapse_us", "1000000",
+		  { "0", "1000001", "-5", "1e3", " ", "0x10" } },
+		{ "thrashing_pin_ms", "60000",
+		  { "0", "60001", "4294967296", "ms", "1.5", "+" } },
+	};
+	char buf[32];
+	unsigned int i, j;
+
+	if (geteuid() != 0)
+		SKIP(return, "sets global knobs: needs root");
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		ASSERT_EQ(0, svmtune_write_sysfs("thrashing", modes[i]));
+		ASSERT_EQ(0, svmtune_read_sysfs("thrashing", buf, sizeof(buf)));
+		EXPECT_EQ(0, strncmp(buf, modes[i], strlen(modes[i])));
+	}
+	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("thrashing", "pin"));
+	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("thrashing", "remote "));
+	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("thrashing", "\n"));
+	ASSERT_EQ(0, svmtune_read_sysfs("thrashing", buf, sizeof(buf)));
+	EXPECT_STREQ("remote\n", buf);
+
+	for (i = 0; i < ARRAY_SIZE(nums); i++) {
+		ASSERT_EQ(0, svmtune_write_sysfs(nums[i].knob, nums[i].good));
+		for (j = 0; j < ARRAY_SIZE(nums[i].bad); j++)
+			EXPECT_EQ(-EINVAL, svmtune_write_sysfs(nums[i].knob, nums[i].bad[j]))
+				TH_LOG("%s accepted bad value %u", nums[i].knob, j);
+		ASSERT_EQ(0, svmtune_read_sysfs(nums[i].knob, buf, sizeof(buf)));
+		EXPECT_EQ(0, strncmp(buf, nums[i].good, strlen(nums[i].good)));
+		EXPECT_EQ('\n', buf[strlen(nums[i].good)]);
+	}
 }
 
 TEST_F(policy, sysfs_knobs_root_only)

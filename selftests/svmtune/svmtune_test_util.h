@@ -75,6 +75,37 @@ static inline __u32 svmtune_device_id(int ctl, const char *name)
 	return 0;
 }
 
+/* The thrashing knobs, saved and restored around tests that change them. */
+static const char * const svmtune_thrash_knobs[] = {
+	"thrashing", "thrashing_threshold", "thrashing_lapse_us", "thrashing_pin_ms",
+};
+
+struct svmtune_saved_knobs {
+	char val[4][32];
+};
+
+static inline int svmtune_save_thrash_knobs(struct svmtune_saved_knobs *k)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 4; i++) {
+		ret = svmtune_read_sysfs(svmtune_thrash_knobs[i], k->val[i],
+					 sizeof(k->val[i]));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static inline void svmtune_restore_thrash_knobs(const struct svmtune_saved_knobs *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		svmtune_write_sysfs(svmtune_thrash_knobs[i], k->val[i]);
+}
+
 /* Run @fn in a child that dropped root; return the child's exit status. */
 static inline int svmtune_run_unprivileged(int (*fn)(void))
 {

@@ -245,7 +245,8 @@ static int cmd_stats(int argc, char **argv)
 	       "pages_to_device %llu\npages_to_system %llu\n"
 	       "bytes_to_device %llu\nbytes_to_system %llu\n"
 	       "remote_pages %llu\nwaste_pages %llu\n"
-	       "fallback_pages %llu\nwindow_pages %llu\n",
+	       "fallback_pages %llu\nwindow_pages %llu\n"
+	       "thrashing_events %llu\nthrashing_detected %llu\n",
 	       (unsigned long long)c->gpu_faults, (unsigned long long)c->cpu_faults,
 	       (unsigned long long)c->pages_to_device,
 	       (unsigned long long)c->pages_to_system,
@@ -254,7 +255,9 @@ static int cmd_stats(int argc, char **argv)
 	       (unsigned long long)c->remote_pages,
 	       (unsigned long long)c->waste_pages,
 	       (unsigned long long)c->fallback_pages,
-	       (unsigned long long)c->window_pages);
+	       (unsigned long long)c->window_pages,
+	       (unsigned long long)c->thrashing_events,
+	       (unsigned long long)c->thrashing_detected);
 	return 0;
 }
 

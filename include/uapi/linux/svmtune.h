@@ -167,6 +167,12 @@ struct svmtune_process_policy {
  * @fallback_pages: pages that were to migrate to a device but could not
  *	(device memory full, page busy) and were mapped remotely instead
  * @window_pages: sum over decisions of the window size in pages
+ * @thrashing_events: faults that reversed a recent migration of the same
+ *	pages (a CPU fault on pages a device fault just migrated, or the
+ *	other way round), within ``thrashing_lapse_us``
+ * @thrashing_detected: times a range reached ``thrashing_threshold`` such
+ *	events; with the ``thrashing`` knob at "remote", its device faults
+ *	then map remotely for ``thrashing_pin_ms``
  * @reserved: zero
  */
 struct svmtune_counters {
@@ -180,7 +186,9 @@ struct svmtune_counters {
 	__u64 waste_pages;
 	__u64 fallback_pages;
 	__u64 window_pages;
-	__u64 reserved[6];
+	__u64 thrashing_events;
+	__u64 thrashing_detected;
+	__u64 reserved[4];
 };
 
 #define SVMTUNE_STATS_DEVICE	1	/* @id is a device id */
