@@ -48,6 +48,9 @@ dkms-test:
 run:
 	tools/run-demo
 
+bench:
+	tools/bench/run
+
 # User-space pieces (the modules are installed by DKMS or modules_install).
 PREFIX ?= /usr/local
 install:
@@ -64,6 +67,7 @@ clean:
 	rm -f Module.symvers modules.order
 	rm -rf .tmp_versions
 	$(MAKE) -C selftests/svmtune clean KSRC=unused
+	$(MAKE) -C tools/bench clean
 
 help:
 	@echo 'Targets:'
@@ -71,12 +75,13 @@ help:
 	@echo '  kernel             build or find the cached test kernel (KVER=6.12 or 6.1)'
 	@echo '  selftests          build the kselftests against KDIR'
 	@echo '  check              build everything and run every test in the test VM'
-	@echo '  lint               checkpatch, sparse and kernel-doc on every source file'
+	@echo '  lint               checkpatch, sparse, kernel-doc, clang-format, ABI and reST checks'
 	@echo '  dkms-test          dkms add/build/install/remove, in private trees'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
+	@echo '  bench              time and bytes moved per workload and policy, in the test VM'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench install install-headers clean help

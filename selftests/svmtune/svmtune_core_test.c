@@ -34,7 +34,8 @@ FIXTURE(dev)
 FIXTURE_SETUP(dev)
 {
 	self->fd = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
-	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", SVMTUNE_DEV, strerror(errno));
+	ASSERT_GE(self->fd, 0)
+	TH_LOG("open %s: %s", SVMTUNE_DEV, strerror(errno));
 }
 
 FIXTURE_TEARDOWN(dev)
@@ -65,7 +66,8 @@ TEST_F(dev, version_reports_header_version)
 	EXPECT_EQ(0, ver.flags);
 	EXPECT_EQ(0, ver.reserved[0]);
 	EXPECT_EQ(0, ver.reserved[1]);
-	EXPECT_EQ(0, ver.features & ~(SVMTUNE_FEATURE_RANGE_POLICY | SVMTUNE_FEATURE_STATS |
+	EXPECT_EQ(0, ver.features & ~(SVMTUNE_FEATURE_RANGE_POLICY |
+				      SVMTUNE_FEATURE_STATS |
 				      SVMTUNE_FEATURE_DEVICES));
 	EXPECT_TRUE(ver.features & SVMTUNE_FEATURE_RANGE_POLICY);
 }
@@ -77,7 +79,8 @@ TEST_F(dev, version_matches_sysfs)
 
 	ASSERT_EQ(0, ioctl(self->fd, SVMTUNE_IOC_VERSION, &ver));
 	ASSERT_EQ(0, svmtune_read_sysfs("version", buf, sizeof(buf)));
-	snprintf(want, sizeof(want), "%u.%u.%u\n", ver.major, ver.minor, ver.patch);
+	snprintf(want, sizeof(want), "%u.%u.%u\n", ver.major, ver.minor,
+		 ver.patch);
 	EXPECT_STREQ(want, buf);
 }
 
@@ -111,7 +114,8 @@ TEST_F(dev, version_short_struct_einval)
 
 	EXPECT_EQ(-1, ioctl(self->fd, VERSION_CMD_SIZED(8), &ver));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, VERSION_CMD_SIZED(sizeof(ver) - 8), &ver));
+	EXPECT_EQ(-1,
+		  ioctl(self->fd, VERSION_CMD_SIZED(sizeof(ver) - 8), &ver));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, VERSION_CMD_SIZED(0), &ver));
 	EXPECT_EQ(EINVAL, errno);
@@ -154,8 +158,9 @@ TEST_F(dev, unknown_command_number_enotty)
 	for (nr = 0x07; nr < 256; nr++) {
 		errno = 0;
 		EXPECT_EQ(-1, ioctl(self->fd,
-				    _IOC(_IOC_READ | _IOC_WRITE, SVMTUNE_IOC_MAGIC,
-					 nr, sizeof(ver)), &ver));
+				    _IOC(_IOC_READ | _IOC_WRITE,
+					 SVMTUNE_IOC_MAGIC, nr, sizeof(ver)),
+				    &ver));
 		EXPECT_EQ(ENOTTY, errno) TH_LOG("command number %u", nr);
 	}
 }
@@ -164,7 +169,8 @@ TEST_F(dev, wrong_type_enotty)
 {
 	struct svmtune_version ver = { 0 };
 
-	EXPECT_EQ(-1, ioctl(self->fd, _IOWR('x', 0x00, struct svmtune_version), &ver));
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR('x', 0x00, struct svmtune_version),
+			    &ver));
 	EXPECT_EQ(ENOTTY, errno);
 	/* A terminal ioctl on a non-terminal device. */
 	EXPECT_EQ(-1, ioctl(self->fd, TIOCGWINSZ, &ver));
@@ -175,9 +181,15 @@ TEST_F(dev, wrong_direction_enotty)
 {
 	struct svmtune_version ver = { 0 };
 
-	EXPECT_EQ(-1, ioctl(self->fd, _IOR(SVMTUNE_IOC_MAGIC, 0x00, struct svmtune_version), &ver));
+	EXPECT_EQ(-1,
+		  ioctl(self->fd,
+			_IOR(SVMTUNE_IOC_MAGIC, 0x00, struct svmtune_version),
+			&ver));
 	EXPECT_EQ(ENOTTY, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, _IOW(SVMTUNE_IOC_MAGIC, 0x00, struct svmtune_version), &ver));
+	EXPECT_EQ(-1,
+		  ioctl(self->fd,
+			_IOW(SVMTUNE_IOC_MAGIC, 0x00, struct svmtune_version),
+			&ver));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(SVMTUNE_IOC_MAGIC, 0x00), &ver));
 	EXPECT_EQ(ENOTTY, errno);
@@ -213,7 +225,8 @@ static int check_sysfs_mode(const char *path, const struct stat *st, int type,
 			    struct FTW *ftw)
 {
 	if (type == FTW_F && (st->st_mode & 0022)) {
-		fprintf(stderr, "# %s has mode %o\n", path, st->st_mode & 07777);
+		fprintf(stderr, "# %s has mode %o\n", path,
+			st->st_mode & 07777);
 		sysfs_bad_modes++;
 	}
 	return 0;
@@ -247,7 +260,8 @@ static int query_version_unprivileged(void)
 		return 1;
 	if (ioctl(fd, SVMTUNE_IOC_VERSION, &ver))
 		return 2;
-	if (ver.major != SVMTUNE_VERSION_MAJOR || ver.minor != SVMTUNE_VERSION_MINOR)
+	if (ver.major != SVMTUNE_VERSION_MAJOR ||
+	    ver.minor != SVMTUNE_VERSION_MINOR)
 		return 3;
 	close(fd);
 	return 0;
@@ -256,7 +270,8 @@ static int query_version_unprivileged(void)
 TEST(unprivileged_user_can_query_version)
 {
 	if (geteuid() != 0)
-		SKIP(return, "needs root to switch to uid %d", UNPRIVILEGED_UID);
+		SKIP(return, "needs root to switch to uid %d",
+			   UNPRIVILEGED_UID);
 	EXPECT_EQ(0, svmtune_run_unprivileged(query_version_unprivileged));
 }
 
@@ -272,7 +287,8 @@ static int write_sysfs_unprivileged(void)
 TEST(unprivileged_user_cannot_write_sysfs)
 {
 	if (geteuid() != 0)
-		SKIP(return, "needs root to switch to uid %d", UNPRIVILEGED_UID);
+		SKIP(return, "needs root to switch to uid %d",
+			   UNPRIVILEGED_UID);
 	EXPECT_EQ(0, svmtune_run_unprivileged(write_sysfs_unprivileged));
 }
 

@@ -23,10 +23,10 @@
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
 
-#define EMU_DEV	"/dev/svmtune_emu0"
-#define PAGE	4096UL
-#define KIB	1024UL
-#define MIB	(1024UL * 1024)
+#define EMU_DEV "/dev/svmtune_emu0"
+#define PAGE 4096UL
+#define KIB 1024UL
+#define MIB (1024UL * 1024)
 
 static int gpu_access(int fd, void *addr, unsigned long size, void *buf,
 		      uint32_t op, struct svmtune_emu_access *out)
@@ -111,8 +111,8 @@ static void fill_pattern(char *buf, unsigned long size, unsigned int seed)
 		*(uint32_t *)(buf + i) = (uint32_t)(i * 2654435761u) ^ seed;
 }
 
-static unsigned long count_pages(const uint32_t *e, unsigned long n, uint32_t mask,
-				 uint32_t want)
+static unsigned long count_pages(const uint32_t *e, unsigned long n,
+				 uint32_t mask, uint32_t want)
 {
 	unsigned long i, c = 0;
 
@@ -124,9 +124,9 @@ static unsigned long count_pages(const uint32_t *e, unsigned long n, uint32_t ma
 
 FIXTURE(emu)
 {
-	int fd;		/* /dev/svmtune_emu0 */
-	int ctl;	/* /dev/svmtune */
-	__u32 dev_id;	/* the engine's id of svmtune_emu0 */
+	int fd; /* /dev/svmtune_emu0 */
+	int ctl; /* /dev/svmtune */
+	__u32 dev_id; /* the engine's id of svmtune_emu0 */
 	char *buf;
 	unsigned long size;
 	char *tmp;
@@ -186,16 +186,18 @@ TEST_F(emu, gpu_write_fresh_memory_cpu_reads_it)
 	EXPECT_EQ(self->size / (2 * MIB), out.faults);
 	EXPECT_EQ(self->size / PAGE, out.migrated);
 	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, self->size, self->snap));
-	EXPECT_EQ(self->size / PAGE,
-		  count_pages(self->snap, self->size / PAGE,
-			      SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED |
-			      SVMTUNE_EMU_PAGE_REMOTE,
-			      SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED));
+	EXPECT_EQ(
+		self->size / PAGE,
+		count_pages(self->snap, self->size / PAGE,
+			    SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED |
+				    SVMTUNE_EMU_PAGE_REMOTE,
+			    SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED));
 	/* The CPU faults every page back and sees what the GPU wrote. */
 	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
 	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, self->size, self->snap));
 	EXPECT_EQ(0, count_pages(self->snap, self->size / PAGE,
-				 SVMTUNE_EMU_PAGE_DEVICE, SVMTUNE_EMU_PAGE_DEVICE));
+				 SVMTUNE_EMU_PAGE_DEVICE,
+				 SVMTUNE_EMU_PAGE_DEVICE));
 }
 
 TEST_F(emu, gpu_reads_cpu_written_memory)
@@ -250,10 +252,16 @@ FIXTURE_VARIANT(emu_gran)
 	unsigned long bytes;
 };
 
+/*
+ * clang-format takes these initializers for function bodies and drops the
+ * space before the brace, which checkpatch requires.
+ */
+/* clang-format off */
 FIXTURE_VARIANT_ADD(emu_gran, g4k) { .knob = "4K", .bytes = 4 * KIB };
 FIXTURE_VARIANT_ADD(emu_gran, g64k) { .knob = "64K", .bytes = 64 * KIB };
 FIXTURE_VARIANT_ADD(emu_gran, g512k) { .knob = "512K", .bytes = 512 * KIB };
 FIXTURE_VARIANT_ADD(emu_gran, g2m) { .knob = "2M", .bytes = 2 * MIB };
+/* clang-format on */
 
 FIXTURE_SETUP(emu_gran)
 {
@@ -263,7 +271,8 @@ FIXTURE_SETUP(emu_gran)
 	ASSERT_GE(self->fd, 0);
 	self->buf = map_aligned(4 * MIB);
 	ASSERT_NE(NULL, self->buf);
-	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->saved, sizeof(self->saved)));
+	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->saved,
+					sizeof(self->saved)));
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", variant->knob));
 }
@@ -279,7 +288,8 @@ FIXTURE_TEARDOWN(emu_gran)
 
 TEST_F(emu_gran, fault_migrates_exactly_the_aligned_window)
 {
-	unsigned long off = 2 * MIB + 3 * 64 * KIB + 5 * PAGE;	/* inside page 1 of 2M */
+	unsigned long off =
+		2 * MIB + 3 * 64 * KIB + 5 * PAGE; /* inside page 1 of 2M */
 	unsigned long first = (off & ~(variant->bytes - 1)) / PAGE;
 	unsigned long n = variant->bytes / PAGE, i;
 	struct svmtune_emu_access out;
@@ -294,9 +304,9 @@ TEST_F(emu_gran, fault_migrates_exactly_the_aligned_window)
 		int in = i >= first && i < first + n;
 
 		EXPECT_EQ(in, !!(self->snap[i] & SVMTUNE_EMU_PAGE_DEVICE))
-			TH_LOG("page %lu", i);
+		TH_LOG("page %lu", i);
 		EXPECT_EQ(in, !!(self->snap[i] & SVMTUNE_EMU_PAGE_MAPPED))
-			TH_LOG("page %lu", i);
+		TH_LOG("page %lu", i);
 		if (in)
 			EXPECT_EQ(__builtin_ctzl(variant->bytes),
 				  SVMTUNE_EMU_PAGE_FRAG(self->snap[i]));
@@ -310,14 +320,15 @@ TEST_F(emu_gran, cpu_fault_brings_back_the_aligned_window)
 	unsigned long n = variant->bytes / PAGE, i;
 
 	memset(self->buf, 0x5a, 4 * MIB);
-	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, 4 * MIB, SVMTUNE_EMU_TO_DEVICE, NULL));
-	EXPECT_EQ(0x5a, self->buf[off]);	/* CPU fault */
+	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, 4 * MIB,
+				 SVMTUNE_EMU_TO_DEVICE, NULL));
+	EXPECT_EQ(0x5a, self->buf[off]); /* CPU fault */
 	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 4 * MIB, self->snap));
 	for (i = 0; i < 4 * MIB / PAGE; i++) {
 		int back = i >= first && i < first + n;
 
 		EXPECT_EQ(back, !(self->snap[i] & SVMTUNE_EMU_PAGE_DEVICE))
-			TH_LOG("page %lu", i);
+		TH_LOG("page %lu", i);
 	}
 }
 
@@ -327,13 +338,13 @@ TEST_F(emu, range_granularity_overrides_global)
 	char page[PAGE];
 
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
-				      SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + PAGE, PAGE, page,
 				SVMTUNE_EMU_READ, &out));
-	EXPECT_EQ(16, out.migrated);	/* 64 KiB */
+	EXPECT_EQ(16, out.migrated); /* 64 KiB */
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, PAGE, page,
 				SVMTUNE_EMU_READ, &out));
-	EXPECT_EQ(512, out.migrated);	/* the global 2 MiB */
+	EXPECT_EQ(512, out.migrated); /* the global 2 MiB */
 }
 
 TEST_F(emu, process_granularity_applies_without_range)
@@ -345,8 +356,9 @@ TEST_F(emu, process_granularity_applies_without_range)
 	pp.set = SVMTUNE_POLICY_GRANULARITY;
 	pp.granularity = 15;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
-	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, &out));
-	EXPECT_EQ(8, out.migrated);	/* 32 KiB */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(8, out.migrated); /* 32 KiB */
 	pp.granularity = SVMTUNE_GRANULARITY_UNSET;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
 }
@@ -361,7 +373,8 @@ TEST_F(emu, window_is_clipped_to_the_vma)
 	small = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, small);
-	ASSERT_EQ(0, gpu_access(self->fd, small + PAGE, PAGE, page, SVMTUNE_EMU_READ, &out));
+	ASSERT_EQ(0, gpu_access(self->fd, small + PAGE, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(3, out.migrated);
 	munmap(small, 3 * PAGE);
 }
@@ -373,8 +386,8 @@ TEST_F(emu, preferred_system_maps_remote_and_migrates_nothing)
 
 	fill_pattern(self->buf, 2 * MIB, 4);
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
-				      SVMTUNE_POLICY_PREFERRED_LOC, 0,
-				      SVMTUNE_LOC_SYSTEM, 0));
+					SVMTUNE_POLICY_PREFERRED_LOC, 0,
+					SVMTUNE_LOC_SYSTEM, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
 				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(0, out.migrated);
@@ -382,10 +395,13 @@ TEST_F(emu, preferred_system_maps_remote_and_migrates_nothing)
 	EXPECT_EQ(0, memcmp(self->buf, self->tmp, 2 * MIB));
 	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, self->snap));
 	EXPECT_EQ(512, count_pages(self->snap, 512,
-				   SVMTUNE_EMU_PAGE_SYSTEM | SVMTUNE_EMU_PAGE_DEVICE |
-				   SVMTUNE_EMU_PAGE_MAPPED | SVMTUNE_EMU_PAGE_REMOTE,
-				   SVMTUNE_EMU_PAGE_SYSTEM | SVMTUNE_EMU_PAGE_MAPPED |
-				   SVMTUNE_EMU_PAGE_REMOTE));
+				   SVMTUNE_EMU_PAGE_SYSTEM |
+					   SVMTUNE_EMU_PAGE_DEVICE |
+					   SVMTUNE_EMU_PAGE_MAPPED |
+					   SVMTUNE_EMU_PAGE_REMOTE,
+				   SVMTUNE_EMU_PAGE_SYSTEM |
+					   SVMTUNE_EMU_PAGE_MAPPED |
+					   SVMTUNE_EMU_PAGE_REMOTE));
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
 	EXPECT_EQ(0, c.pages_to_device);
 	EXPECT_EQ(512, c.remote_pages);
@@ -403,7 +419,8 @@ TEST_F(emu, access_remote_never_migrates)
 	struct svmtune_emu_access out;
 
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, self->size,
-				      SVMTUNE_POLICY_ACCESS, 0, 0, SVMTUNE_ACCESS_REMOTE));
+					SVMTUNE_POLICY_ACCESS, 0, 0,
+					SVMTUNE_ACCESS_REMOTE));
 	fill_pattern(self->tmp, self->size, 6);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
 				SVMTUNE_EMU_WRITE, &out));
@@ -418,9 +435,10 @@ TEST_F(emu, read_mostly_reads_remote_writes_migrate)
 	char page[PAGE];
 
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, self->size,
-				      SVMTUNE_POLICY_ACCESS, 0, 0,
-				      SVMTUNE_ACCESS_READ_MOSTLY));
-	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, &out));
+					SVMTUNE_POLICY_ACCESS, 0, 0,
+					SVMTUNE_ACCESS_READ_MOSTLY));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(0, out.migrated);
 	EXPECT_EQ(512, out.remote);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, PAGE, page,
@@ -434,7 +452,8 @@ TEST_F(emu, preferred_device_cpu_fault_takes_one_page)
 
 	memset(self->buf, 0x11, 2 * MIB);
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
-				      SVMTUNE_POLICY_PREFERRED_LOC, 0, self->dev_id, 0));
+					SVMTUNE_POLICY_PREFERRED_LOC, 0,
+					self->dev_id, 0));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
 				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(512, out.migrated);
@@ -464,9 +483,11 @@ TEST_F(emu, fork_child_sees_device_resident_data)
 		a.size = PAGE;
 		a.ptr = (uintptr_t)self->tmp;
 		a.op = SVMTUNE_EMU_READ;
-		if (!ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a) || errno != EPERM)
+		if (!ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a) ||
+		    errno != EPERM)
 			_exit(2);
-		self->buf[0] ^= 1;	/* copy-on-write: the parent must not see it */
+		self->buf[0] ^=
+			1; /* copy-on-write: the parent must not see it */
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -496,7 +517,7 @@ TEST_F(emu, munmap_device_resident_frees_vram)
 	di.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_EQ(free_before, di.mem_free_bytes);
-	self->buf = map_aligned(self->size);	/* for the teardown */
+	self->buf = map_aligned(self->size); /* for the teardown */
 	ASSERT_NE(NULL, self->buf);
 }
 
@@ -536,30 +557,41 @@ TEST_F(emu, random_sequence_keeps_data_intact)
 		if (first + n > npages)
 			n = npages - first;
 		switch (rand_r(&seed) % 5) {
-		case 0:	/* GPU write */
+		case 0: /* GPU write */
 			for (i = 0; i < n * PAGE; i++)
 				self->tmp[i] = rand_r(&seed);
-			ASSERT_EQ(0, gpu_access(self->fd, self->buf + first * PAGE, n * PAGE,
-						self->tmp, SVMTUNE_EMU_WRITE, NULL));
+			ASSERT_EQ(0,
+				  gpu_access(self->fd, self->buf + first * PAGE,
+					     n * PAGE, self->tmp,
+					     SVMTUNE_EMU_WRITE, NULL));
 			memcpy(shadow + first * PAGE, self->tmp, n * PAGE);
 			break;
-		case 1:	/* CPU write */
+		case 1: /* CPU write */
 			for (i = 0; i < n * PAGE; i += 64)
-				shadow[first * PAGE + i] = self->buf[first * PAGE + i] = rand_r(&seed);
+				shadow[first * PAGE + i] =
+					self->buf[first * PAGE + i] =
+						rand_r(&seed);
 			break;
 		case 2:
-			ASSERT_EQ(0, emu_migrate(self->fd, self->buf + first * PAGE, n * PAGE,
+			ASSERT_EQ(0, emu_migrate(self->fd,
+						 self->buf + first * PAGE,
+						 n * PAGE,
 						 SVMTUNE_EMU_TO_DEVICE, NULL));
 			break;
 		case 3:
-			ASSERT_EQ(0, emu_migrate(self->fd, self->buf + first * PAGE, n * PAGE,
+			ASSERT_EQ(0, emu_migrate(self->fd,
+						 self->buf + first * PAGE,
+						 n * PAGE,
 						 SVMTUNE_EMU_TO_SYSTEM, NULL));
 			break;
-		case 4:	/* GPU read */
-			ASSERT_EQ(0, gpu_access(self->fd, self->buf + first * PAGE, n * PAGE,
-						self->tmp, SVMTUNE_EMU_READ, NULL));
-			ASSERT_EQ(0, memcmp(self->tmp, shadow + first * PAGE, n * PAGE))
-				TH_LOG("step %u", step);
+		case 4: /* GPU read */
+			ASSERT_EQ(0,
+				  gpu_access(self->fd, self->buf + first * PAGE,
+					     n * PAGE, self->tmp,
+					     SVMTUNE_EMU_READ, NULL));
+			ASSERT_EQ(0, memcmp(self->tmp, shadow + first * PAGE,
+					    n * PAGE))
+			TH_LOG("step %u", step);
 			break;
 		}
 	}
@@ -569,14 +601,15 @@ TEST_F(emu, random_sequence_keeps_data_intact)
 
 TEST_F(emu, device_memory_full_falls_back_to_remote)
 {
-	unsigned long size = 96 * MIB;	/* more than the 64 MiB of VRAM */
+	unsigned long size = 96 * MIB; /* more than the 64 MiB of VRAM */
 	struct svmtune_emu_access out;
 	char *big = map_aligned(size), *data = malloc(size);
 
 	ASSERT_NE(NULL, big);
 	ASSERT_NE(NULL, data);
 	fill_pattern(data, size, 10);
-	ASSERT_EQ(0, gpu_access(self->fd, big, size, data, SVMTUNE_EMU_WRITE, &out));
+	ASSERT_EQ(0, gpu_access(self->fd, big, size, data, SVMTUNE_EMU_WRITE,
+				&out));
 	EXPECT_GT(out.remote, 0);
 	EXPECT_EQ(size / PAGE, out.migrated + out.remote);
 	EXPECT_EQ(0, memcmp(big, data, size));
@@ -617,7 +650,8 @@ TEST_F(emu, adaptive_stays_small_on_sparse_access)
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
 	for (i = 0; i < 64; i++) {
-		unsigned long off = (rand_r(&seed) % (self->size / PAGE)) * PAGE;
+		unsigned long off =
+			(rand_r(&seed) % (self->size / PAGE)) * PAGE;
 
 		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
 					SVMTUNE_EMU_READ, &out));
@@ -633,17 +667,19 @@ TEST_F(emu, stats_count_faults_and_pages)
 	struct svmtune_counters c;
 	char page[PAGE];
 
-	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
 	EXPECT_EQ(1, c.gpu_faults);
 	EXPECT_EQ(512, c.pages_to_device);
 	EXPECT_EQ(512 * PAGE, c.bytes_to_device);
 	EXPECT_EQ(512, c.window_pages);
-	EXPECT_EQ(0, self->buf[100]);	/* CPU fault: 2 MiB back */
+	EXPECT_EQ(0, self->buf[100]); /* CPU fault: 2 MiB back */
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
 	EXPECT_EQ(1, c.cpu_faults);
 	EXPECT_EQ(512, c.pages_to_system);
-	EXPECT_EQ(511, c.waste_pages);	/* only one page was touched by the GPU */
+	EXPECT_EQ(511,
+		  c.waste_pages); /* only one page was touched by the GPU */
 
 	memset(&st, 0, sizeof(st));
 	st.scope = SVMTUNE_STATS_DEVICE;
@@ -659,14 +695,22 @@ TEST_F(emu, bad_input_refused)
 	struct svmtune_emu_migrate m;
 	char page[PAGE];
 
-	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf + 1, PAGE, page, SVMTUNE_EMU_READ, NULL));
-	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, 0, page, SVMTUNE_EMU_READ, NULL));
-	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, PAGE + 1, page, SVMTUNE_EMU_READ, NULL));
-	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, 512 * MIB, page, SVMTUNE_EMU_READ, NULL));
-	EXPECT_EQ(-EINVAL, gpu_access(self->fd, (void *)-PAGE, PAGE, page, SVMTUNE_EMU_READ, NULL));
-	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, PAGE, page, 3, NULL));
-	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf, PAGE, NULL, SVMTUNE_EMU_WRITE, NULL));
-	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf, PAGE, (void *)8, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf + 1, PAGE, page,
+				      SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, 0, page,
+				      SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, PAGE + 1, page,
+				      SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, self->buf, 512 * MIB, page,
+				      SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL, gpu_access(self->fd, (void *)-PAGE, PAGE, page,
+				      SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EINVAL,
+		  gpu_access(self->fd, self->buf, PAGE, page, 3, NULL));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf, PAGE, NULL,
+				      SVMTUNE_EMU_WRITE, NULL));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, self->buf, PAGE, (void *)8,
+				      SVMTUNE_EMU_READ, NULL));
 	memset(&a, 0, sizeof(a));
 	a.addr = (uintptr_t)self->buf;
 	a.size = PAGE;
@@ -679,7 +723,10 @@ TEST_F(emu, bad_input_refused)
 	a.flags = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(SVMTUNE_EMU_IOC_MAGIC, 0x03, struct svmtune_emu_access), &a));
+	EXPECT_EQ(-1, ioctl(self->fd,
+			    _IOWR(SVMTUNE_EMU_IOC_MAGIC, 0x03,
+				  struct svmtune_emu_access),
+			    &a));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_VERSION, &a));
 	EXPECT_EQ(ENOTTY, errno);
@@ -704,10 +751,13 @@ TEST_F(emu, bad_snapshot_and_migrate_input_refused)
 	struct svmtune_emu_migrate m;
 	struct svmtune_emu_access a;
 
-	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf + 8, PAGE, self->snap));
+	EXPECT_EQ(-EINVAL,
+		  emu_snapshot(self->fd, self->buf + 8, PAGE, self->snap));
 	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf, 0, self->snap));
-	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf, PAGE - 1, self->snap));
-	EXPECT_EQ(-EINVAL, emu_snapshot(self->fd, self->buf, 512 * MIB, self->snap));
+	EXPECT_EQ(-EINVAL,
+		  emu_snapshot(self->fd, self->buf, PAGE - 1, self->snap));
+	EXPECT_EQ(-EINVAL,
+		  emu_snapshot(self->fd, self->buf, 512 * MIB, self->snap));
 	EXPECT_EQ(-EFAULT, emu_snapshot(self->fd, self->buf, PAGE, NULL));
 	memset(&sn, 0, sizeof(sn));
 	sn.addr = (uintptr_t)self->buf;
@@ -729,7 +779,7 @@ TEST_F(emu, bad_snapshot_and_migrate_input_refused)
 	m.addr = (uintptr_t)self->buf;
 	m.size = PAGE;
 	m.dest = SVMTUNE_EMU_TO_DEVICE;
-	m.migrated = 1;		/* an output field on input */
+	m.migrated = 1; /* an output field on input */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_MIGRATE, &m));
 	EXPECT_EQ(EINVAL, errno);
 	m.migrated = 0;
@@ -740,7 +790,8 @@ TEST_F(emu, bad_snapshot_and_migrate_input_refused)
 	m.reserved[0] = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_MIGRATE, &m));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-EINVAL, emu_migrate(self->fd, self->buf, 0, SVMTUNE_EMU_TO_DEVICE, NULL));
+	EXPECT_EQ(-EINVAL, emu_migrate(self->fd, self->buf, 0,
+				       SVMTUNE_EMU_TO_DEVICE, NULL));
 	EXPECT_EQ(-EINVAL, emu_migrate(self->fd, self->buf + 1, PAGE,
 				       SVMTUNE_EMU_TO_DEVICE, NULL));
 
@@ -749,7 +800,7 @@ TEST_F(emu, bad_snapshot_and_migrate_input_refused)
 	a.size = PAGE;
 	a.ptr = (uintptr_t)self->tmp;
 	a.op = SVMTUNE_EMU_READ;
-	a.faults = 1;		/* an output field on input */
+	a.faults = 1; /* an output field on input */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -778,7 +829,8 @@ TEST_F(emu, sysfs_stats_count_device_faults)
 	ASSERT_EQ(0, svmtune_read_sysfs("stats", text, sizeof(text)));
 	n = sscanf(text, "gpu_faults %llu", &before);
 	ASSERT_EQ(1, n);
-	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 4 * MIB, PAGE, page,
 				SVMTUNE_EMU_READ, NULL));
 	ASSERT_EQ(0, svmtune_read_sysfs("stats", text, sizeof(text)));
@@ -794,8 +846,8 @@ struct race {
 	int fd, ctl;
 	char *buf;
 	unsigned long size;
-	int stop;	/* __atomic: the main thread tells the others to end */
-	int errors;	/* __atomic: unexpected errors seen by the threads */
+	int stop; /* __atomic: the main thread tells the others to end */
+	int errors; /* __atomic: unexpected errors seen by the threads */
 };
 
 static int race_running(struct race *r)
@@ -817,7 +869,8 @@ static void *race_gpu(void *p)
 	while (race_running(r)) {
 		unsigned long off = (rand_r(&seed) % (r->size / PAGE)) * PAGE;
 		int ret = gpu_access(r->fd, r->buf + off, PAGE, page,
-				     rand_r(&seed) & 1 ? SVMTUNE_EMU_WRITE : SVMTUNE_EMU_READ,
+				     rand_r(&seed) & 1 ? SVMTUNE_EMU_WRITE :
+							 SVMTUNE_EMU_READ,
 				     NULL);
 
 		/* The page may be unmapped right now: EFAULT is an answer. */
@@ -850,7 +903,9 @@ static void *race_policy(void *p)
 
 TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
 {
-	struct race r = { .fd = self->fd, .ctl = self->ctl, .buf = self->buf,
+	struct race r = { .fd = self->fd,
+			  .ctl = self->ctl,
+			  .buf = self->buf,
 			  .size = self->size };
 	pthread_t gpu, pol;
 	unsigned int seed = 3, i;
@@ -858,7 +913,8 @@ TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
 	ASSERT_EQ(0, pthread_create(&gpu, NULL, race_gpu, &r));
 	ASSERT_EQ(0, pthread_create(&pol, NULL, race_policy, &r));
 	for (i = 0; i < 400; i++) {
-		unsigned long off = (rand_r(&seed) % (self->size / PAGE)) * PAGE;
+		unsigned long off =
+			(rand_r(&seed) % (self->size / PAGE)) * PAGE;
 		unsigned long len = PAGE * (1 + rand_r(&seed) % 32);
 
 		if (off + len > self->size)
@@ -866,8 +922,10 @@ TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
 		if (i % 8 == 0) {
 			munmap(self->buf + off, len);
 			ASSERT_EQ(self->buf + off,
-				  mmap(self->buf + off, len, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+				  mmap(self->buf + off, len,
+				       PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				       -1, 0));
 		} else {
 			memset(self->buf + off, i, len);
 		}
@@ -886,11 +944,14 @@ TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
 TEST_F(emu, read_only_mapping_refuses_gpu_write)
 {
 	char page[PAGE] = { 0 };
-	char *ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro =
+		mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	ASSERT_NE(MAP_FAILED, ro);
-	EXPECT_EQ(0, gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_READ, NULL));
-	EXPECT_EQ(-EFAULT, gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_WRITE, NULL));
+	EXPECT_EQ(0,
+		  gpu_access(self->fd, ro, PAGE, page, SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, ro, PAGE, page,
+				      SVMTUNE_EMU_WRITE, NULL));
 	munmap(ro, PAGE);
 }
 
@@ -960,7 +1021,7 @@ TEST_F(emu, thrashing_remote_keeps_pages_in_system_memory)
 				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(0, out.migrated);
 	EXPECT_LT(0, out.remote);
-	EXPECT_EQ(0x5a, self->tmp[7]);	/* the GPU read the CPU's write */
+	EXPECT_EQ(0x5a, self->tmp[7]); /* the GPU read the CPU's write */
 	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, self->snap));
 	EXPECT_EQ(0, count_pages(self->snap, 512, SVMTUNE_EMU_PAGE_DEVICE,
 				 SVMTUNE_EMU_PAGE_DEVICE));

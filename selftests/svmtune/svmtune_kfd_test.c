@@ -28,14 +28,14 @@
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
 
-#define KFD_DEV		"/dev/kfd"
-#define KFD_SYSFS	SVMTUNE_SYSFS "/kfd"
+#define KFD_DEV "/dev/kfd"
+#define KFD_SYSFS SVMTUNE_SYSFS "/kfd"
 
 /* The SVM ioctl's size covers the attributes that follow the header. */
-#define KFD_IOC_SVM_N(n)						\
-	_IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x20,		\
-	     sizeof(struct kfd_ioctl_svm_args) +			\
-	     (n) * sizeof(struct kfd_ioctl_svm_attribute))
+#define KFD_IOC_SVM_N(n)                                      \
+	_IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x20, \
+	     sizeof(struct kfd_ioctl_svm_args) +              \
+		     (n) * sizeof(struct kfd_ioctl_svm_attribute))
 
 struct kfd_svm_one {
 	struct kfd_ioctl_svm_args args;
@@ -114,8 +114,8 @@ static int kfd_granularity_new_process(void)
 }
 
 /*
- * Cut @buf's first line off at the newline; return the rest (at its NUL
- * when there is no more). For loops over a file's lines: never NULL.
+ * Cut @line off at its newline; return the rest (at its NUL when there is
+ * no more). For loops over a file's lines: never NULL.
  */
 static char *next_line(char *line)
 {
@@ -126,9 +126,6 @@ static char *next_line(char *line)
 	*nl = '\0';
 	return nl + 1;
 }
-
-#define for_each_line(line, next, buf) \
-	for (line = (buf); *line && (next = next_line(line)); line = next)
 
 static int read_kfd_file(const char *name, char *buf, size_t len)
 {
@@ -158,7 +155,7 @@ static long long kfd_value(const char *file, const char *key)
 
 	if (read_kfd_file(file, buf, sizeof(buf)))
 		return -1;
-	for_each_line(line, next, buf)
+	for (line = buf; *line && (next = next_line(line)); line = next)
 		if (!strncmp(line, key, klen) && line[klen] == ' ' &&
 		    sscanf(line + klen, "%lld", &val) == 1)
 			return val;
@@ -174,7 +171,7 @@ static long long hook_calls(const char *symbol)
 
 	if (read_kfd_file("hooks", buf, sizeof(buf)))
 		return -1;
-	for_each_line(line, next, buf) {
+	for (line = buf; *line && (next = next_line(line)); line = next) {
 		if (strncmp(line, symbol, len) || line[len] != ' ')
 			continue;
 		calls = strstr(line, " calls ");
@@ -231,7 +228,8 @@ static int insmod_fake_amdgpu(const char *variant)
 	if (n < 0)
 		return -errno;
 	exe[n] = '\0';
-	snprintf(path, sizeof(path), "%s/fake_amdgpu/%s/amdgpu.ko", dirname(exe), variant);
+	snprintf(path, sizeof(path), "%s/fake_amdgpu/%s/amdgpu.ko",
+		 dirname(exe), variant);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -244,7 +242,7 @@ static int insmod_fake_amdgpu(const char *variant)
 static int restore_modules(void)
 {
 	if (module_loaded("amdgpu") && access(KFD_DEV, F_OK))
-		rmmod("amdgpu");	/* a fake one */
+		rmmod("amdgpu"); /* a fake one */
 	if (!module_loaded("amdgpu") && load_module("amdgpu"))
 		return -1;
 	if (!module_loaded("svmtune_kfd") && load_module("svmtune_kfd"))
@@ -275,17 +273,21 @@ FIXTURE(kfd)
 FIXTURE_SETUP(kfd)
 {
 	if (geteuid() != 0)
-		SKIP(return, "svmtune_kfd tests load modules and set global knobs: need root");
+		SKIP(return,
+			   "svmtune_kfd tests load modules and set global knobs: need root");
 	if (!module_loaded("amdgpu") && load_module("amdgpu"))
 		SKIP(return, "amdgpu cannot be loaded in this kernel");
 	if (access(KFD_DEV, F_OK))
-		SKIP(return, "amdgpu has no /dev/kfd (kernel built without CONFIG_HSA_AMD)");
-	ASSERT_EQ(0, restore_modules()) TH_LOG("svmtune_kfd did not attach: %s",
-					       kfd_word("reason"));
+		SKIP(return,
+			   "amdgpu has no /dev/kfd (kernel built without CONFIG_HSA_AMD)");
+	ASSERT_EQ(0, restore_modules())
+	TH_LOG("svmtune_kfd did not attach: %s", kfd_word("reason"));
 	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->granularity,
 					sizeof(self->granularity)));
-	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->policy, sizeof(self->policy)));
-	ASSERT_EQ(0, svmtune_read_sysfs("adaptive_max_granularity", self->adaptive_max,
+	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->policy,
+					sizeof(self->policy)));
+	ASSERT_EQ(0, svmtune_read_sysfs("adaptive_max_granularity",
+					self->adaptive_max,
 					sizeof(self->adaptive_max)));
 }
 
@@ -296,7 +298,8 @@ FIXTURE_TEARDOWN(kfd)
 	EXPECT_EQ(0, restore_modules());
 	EXPECT_EQ(0, svmtune_write_sysfs("granularity", self->granularity));
 	EXPECT_EQ(0, svmtune_write_sysfs("policy", self->policy));
-	EXPECT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", self->adaptive_max));
+	EXPECT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity",
+					 self->adaptive_max));
 }
 
 /* Attached to the running amdgpu, which implements the version built for. */
@@ -315,11 +318,13 @@ TEST_F(kfd, attached_to_matching_amdgpu)
 	ASSERT_EQ(0, read_kfd_file("reason", build, sizeof(build)));
 	ASSERT_STREQ("\n", build);
 
-	snprintf(want, sizeof(want), "kfd %u.%u ", ver.major_version, ver.minor_version);
+	snprintf(want, sizeof(want), "kfd %u.%u ", ver.major_version,
+		 ver.minor_version);
 	ASSERT_EQ(0, read_kfd_file("build", build, sizeof(build)));
 	ASSERT_NE(NULL, strstr(build, want)) TH_LOG("build: %s", build);
 	ASSERT_EQ(0, read_kfd_file("amdgpu", amdgpu, sizeof(amdgpu)));
-	ASSERT_EQ(0, strncmp(amdgpu, want, strlen(want))) TH_LOG("amdgpu: %s", amdgpu);
+	ASSERT_EQ(0, strncmp(amdgpu, want, strlen(want)))
+	TH_LOG("amdgpu: %s", amdgpu);
 	ASSERT_EQ(1, engine_has_device("amdgpu-kfd"));
 }
 
@@ -331,8 +336,9 @@ TEST_F(kfd, hooks_on)
 	int fd, n = 0;
 
 	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
-	for_each_line(line, next, buf) {
-		EXPECT_NE(NULL, strstr(line, " on ")) TH_LOG("hook off: %s", line);
+	for (line = buf; *line && (next = next_line(line)); line = next) {
+		EXPECT_NE(NULL, strstr(line, " on "))
+		TH_LOG("hook off: %s", line);
 		n++;
 	}
 	EXPECT_LE(5, n);
@@ -347,9 +353,9 @@ TEST_F(kfd, hooks_on)
 /* The files are read-only for everyone, and root's writes are refused. */
 TEST_F(kfd, sysfs_read_only)
 {
-	static const char * const files[] = {
-		"state", "reason", "build", "amdgpu", "hooks", "stats",
-		"pte_fragments",
+	static const char *const files[] = {
+		"state", "reason", "build",	    "amdgpu",
+		"hooks", "stats",  "pte_fragments",
 	};
 	char path[128];
 	struct stat st;
@@ -360,31 +366,43 @@ TEST_F(kfd, sysfs_read_only)
 		ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s", path);
 		EXPECT_EQ(0444, st.st_mode & 07777) TH_LOG("%s", path);
 		snprintf(path, sizeof(path), "kfd/%s", files[i]);
-		EXPECT_EQ(-EACCES, svmtune_write_sysfs(path, "1\n")) TH_LOG("%s", path);
+		EXPECT_EQ(-EACCES, svmtune_write_sysfs(path, "1\n"))
+		TH_LOG("%s", path);
 	}
 }
 
 /* stats and pte_fragments: every line "<name> <count>", all present. */
 TEST_F(kfd, stats_format)
 {
-	static const char * const keys[] = {
-		"gpu_faults", "cpu_faults", "untracked_faults", "decisions",
-		"windows_changed", "migrations_declined", "to_vram_calls",
-		"to_vram_pages", "to_ram_calls", "to_ram_pages",
+	static const char *const keys[] = {
+		"gpu_faults",
+		"cpu_faults",
+		"untracked_faults",
+		"decisions",
+		"windows_changed",
+		"migrations_declined",
+		"to_vram_calls",
+		"to_vram_pages",
+		"to_ram_calls",
+		"to_ram_pages",
 		"default_granularity_set",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		EXPECT_LE(0, kfd_value("stats", keys[i])) TH_LOG("stats key %u missing", i);
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		EXPECT_LE(0, kfd_value("stats", keys[i]))
+		TH_LOG("stats key %u missing", i);
+	}
 	ASSERT_EQ(0, read_kfd_file("pte_fragments", buf, sizeof(buf)));
-	for_each_line(line, next, buf) {
+	for (line = buf; *line && (next = next_line(line)); line = next) {
 		unsigned long long kib;
 		long long count;
 
-		if (sscanf(line, "%lluK %lld", &kib, &count) != 2)
-			ASSERT_TRUE(false) TH_LOG("not '<size>K <count>': %s", line);
+		if (sscanf(line, "%lluK %lld", &kib, &count) != 2) {
+			TH_LOG("not '<size>K <count>': %s", line);
+			ASSERT_TRUE(false);
+		}
 		EXPECT_EQ(4ULL << n, kib);
 		EXPECT_LE(0, count);
 		n++;
@@ -395,8 +413,14 @@ TEST_F(kfd, stats_format)
 /* A new KFD process gets svmtune's global granularity as its default. */
 TEST_F(kfd, new_process_gets_global_granularity)
 {
-	static const struct { const char *knob; int kfd; } cases[] = {
-		{ "64K\n", 4 }, { "4K\n", 0 }, { "1G\n", 18 }, { "2M\n", 9 },
+	static const struct {
+		const char *knob;
+		int kfd;
+	} cases[] = {
+		{ "64K\n", 4 },
+		{ "4K\n", 0 },
+		{ "1G\n", 18 },
+		{ "2M\n", 9 },
 	};
 	long long inits = hook_calls("svm_range_list_init");
 	unsigned int i;
@@ -408,7 +432,7 @@ TEST_F(kfd, new_process_gets_global_granularity)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		ASSERT_EQ(0, svmtune_write_sysfs("granularity", cases[i].knob));
 		EXPECT_EQ(cases[i].kfd, kfd_granularity_new_process())
-			TH_LOG("granularity %s", cases[i].knob);
+		TH_LOG("granularity %s", cases[i].knob);
 	}
 	EXPECT_EQ(inits + 4, hook_calls("svm_range_list_init"));
 }
@@ -450,7 +474,8 @@ TEST_F(kfd, existing_process_follows_global)
 TEST_F(kfd, process_default_wins)
 {
 	struct svmtune_process_policy pp = {
-		.set = SVMTUNE_POLICY_GRANULARITY, .granularity = 20,
+		.set = SVMTUNE_POLICY_GRANULARITY,
+		.granularity = 20,
 	};
 	int fd, sfd;
 
@@ -488,21 +513,25 @@ TEST_F(kfd, kfd_bad_input_unchanged)
 	/* Size zero, unaligned start, unaligned size. */
 	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 0,
 				       KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
-	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr + 1,
-				       4096, KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
-	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 4095,
-				       KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	EXPECT_EQ(-EINVAL,
+		  kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr + 1, 4096,
+			      KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	EXPECT_EQ(-EINVAL,
+		  kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 4095,
+			      KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
 	/* Memory that is not mapped. */
-	EXPECT_EQ(-EFAULT, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, 1ULL << 46,
-				       4096, KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	EXPECT_EQ(-EFAULT,
+		  kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, 1ULL << 46, 4096,
+			      KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
 	/* An attribute type KFD does not know. */
-	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr, 4096,
-				       0x1000, &val));
+	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_GET_ATTR, addr,
+				       4096, 0x1000, &val));
 	/* SET_ATTR: no GPU VM in this machine, so no range can be made. */
 	val = 4;
-	EXPECT_EQ(-EINVAL, kfd_svm_one(fd, KFD_IOCTL_SVM_OP_SET_ATTR, addr, 4096,
-				       KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
-	if (kfd_has_default_granularity())	/* 6.12 hooks it */
+	EXPECT_EQ(-EINVAL,
+		  kfd_svm_one(fd, KFD_IOCTL_SVM_OP_SET_ATTR, addr, 4096,
+			      KFD_IOCTL_SVM_ATTR_GRANULARITY, &val));
+	if (kfd_has_default_granularity()) /* 6.12 hooks it */
 		EXPECT_LT(set_calls, hook_calls("svm_range_set_attr"));
 	/* And GET_ATTR still works afterwards. */
 	EXPECT_LE(0, kfd_granularity(fd));
@@ -545,8 +574,10 @@ TEST_F(kfd, rmmod_amdgpu_while_attached)
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "amdgpu was unloaded")) TH_LOG("%s", buf);
 	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
-	for_each_line(line, next, buf)
-		EXPECT_NE(NULL, strstr(line, " off ")) TH_LOG("still on: %s", line);
+	for (line = buf; *line && (next = next_line(line)); line = next) {
+		EXPECT_NE(NULL, strstr(line, " off "))
+		TH_LOG("still on: %s", line);
+	}
 	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
 
 	ASSERT_EQ(0, load_module("amdgpu"));
@@ -607,7 +638,8 @@ TEST_F(kfd, refuses_amdgpu_without_svm)
 	ASSERT_EQ(0, insmod_fake_amdgpu("nosvm"));
 	EXPECT_STREQ("refused", kfd_word("state"));
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
-	EXPECT_NE(NULL, strstr(buf, "has no svm_range_restore_pages")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "has no svm_range_restore_pages"))
+	TH_LOG("%s", buf);
 	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
 	ASSERT_EQ(0, rmmod("amdgpu"));
 }

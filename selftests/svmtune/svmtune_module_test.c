@@ -23,13 +23,14 @@
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
 
-
 /* svmtune's backends use it: they go first. */
 static int unload_svmtune(void)
 {
-	if (syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK) && errno != ENOENT)
+	if (syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK) &&
+	    errno != ENOENT)
 		return -1;
-	if (syscall(SYS_delete_module, "svmtune_kfd", O_NONBLOCK) && errno != ENOENT)
+	if (syscall(SYS_delete_module, "svmtune_kfd", O_NONBLOCK) &&
+	    errno != ENOENT)
 		return -1;
 	return syscall(SYS_delete_module, "svmtune", O_NONBLOCK);
 }
@@ -88,7 +89,8 @@ TEST_F(module, unload_removes_device_and_sysfs)
 {
 	struct stat st;
 
-	ASSERT_EQ(0, unload_svmtune()) TH_LOG("delete_module: %s", strerror(errno));
+	ASSERT_EQ(0, unload_svmtune())
+	TH_LOG("delete_module: %s", strerror(errno));
 	EXPECT_EQ(-1, stat(SVMTUNE_DEV, &st));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(-1, stat(SVMTUNE_SYSFS, &st));
@@ -101,7 +103,8 @@ TEST_F(module, reload_cycles_restore_everything)
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		ASSERT_EQ(0, unload_svmtune()) TH_LOG("cycle %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, unload_svmtune())
+		TH_LOG("cycle %d: %s", i, strerror(errno));
 		ASSERT_EQ(0, system("modprobe svmtune_emu"));
 		ASSERT_EQ(0, stat(SVMTUNE_SYSFS "/version", &st));
 		ASSERT_EQ(0, stat("/dev/svmtune_emu0", &st));
@@ -116,9 +119,9 @@ static int unload_emu(void)
 
 TEST_F(module, emu_parameters_validated)
 {
-	static const char * const bad[] = {
-		"vram_mb=2", "vram_mb=1025", "vram_mb=abc", "vram_mb=-1",
-		"ndevices=0", "ndevices=5", "ndevices=1x",
+	static const char *const bad[] = {
+		"vram_mb=2",  "vram_mb=1025", "vram_mb=abc", "vram_mb=-1",
+		"ndevices=0", "ndevices=5",   "ndevices=1x",
 	};
 	char cmd[128], buf[32];
 	struct stat st;
@@ -127,7 +130,8 @@ TEST_F(module, emu_parameters_validated)
 
 	ASSERT_EQ(0, unload_emu()) TH_LOG("delete_module: %s", strerror(errno));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		snprintf(cmd, sizeof(cmd), "modprobe svmtune_emu %s 2>/dev/null", bad[i]);
+		snprintf(cmd, sizeof(cmd),
+			 "modprobe svmtune_emu %s 2>/dev/null", bad[i]);
 		EXPECT_NE(0, system(cmd)) TH_LOG("%s was accepted", bad[i]);
 		EXPECT_EQ(-1, stat("/dev/svmtune_emu0", &st));
 	}
@@ -151,7 +155,8 @@ static uint32_t device_id(int ctl, const char *name)
 	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
 		memset(&di, 0, sizeof(di));
 		di.id = id;
-		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) && !strcmp(di.name, name))
+		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) &&
+		    !strcmp(di.name, name))
 			return id;
 	}
 	return 0;
@@ -177,12 +182,14 @@ TEST_F(module, preferred_other_device_maps_remote)
 	ASSERT_NE(0, id1);
 	ASSERT_NE(id1, device_id(ctl, "svmtune_emu0"));
 
-	buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	data = malloc(2 << 20);
 	ASSERT_NE(MAP_FAILED, buf);
 	ASSERT_NE(NULL, data);
-	ASSERT_EQ(0, svmtune_set_policy(ctl, buf, 2 << 20, SVMTUNE_POLICY_PREFERRED_LOC,
-					0, id1, 0));
+	ASSERT_EQ(0,
+		  svmtune_set_policy(ctl, buf, 2 << 20,
+				     SVMTUNE_POLICY_PREFERRED_LOC, 0, id1, 0));
 
 	memset(&a, 0, sizeof(a));
 	a.addr = (uintptr_t)buf;

@@ -19,8 +19,8 @@
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
 
-#define PAGE	4096UL
-#define MIB	(1024UL * 1024)
+#define PAGE 4096UL
+#define MIB (1024UL * 1024)
 
 static int get_policy(int fd, void *start, unsigned long size,
 		      struct svmtune_range_policy *p)
@@ -77,7 +77,7 @@ TEST_F(policy, unset_range_reports_global_default)
 	EXPECT_EQ(SVMTUNE_ACCESS_UNSET, p.access);
 	EXPECT_EQ(SVMTUNE_ACCESS_MIGRATE, p.eff_access);
 	EXPECT_EQ(SVMTUNE_LOC_UNSET, p.eff_preferred_loc);
-	EXPECT_EQ(21, p.eff_granularity);	/* the default: 2M */
+	EXPECT_EQ(21, p.eff_granularity); /* the default: 2M */
 	EXPECT_EQ((uintptr_t)self->buf + self->size, p.extent_end);
 }
 
@@ -85,8 +85,10 @@ TEST_F(policy, set_and_get_every_field)
 {
 	struct svmtune_range_policy p;
 
-	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size, SVMTUNE_POLICY_ALL,
-				16, SVMTUNE_LOC_SYSTEM, SVMTUNE_ACCESS_REMOTE));
+	ASSERT_EQ(0,
+		  svmtune_set_policy(self->fd, self->buf, self->size,
+				     SVMTUNE_POLICY_ALL, 16, SVMTUNE_LOC_SYSTEM,
+				     SVMTUNE_ACCESS_REMOTE));
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, self->size, &p));
 	EXPECT_EQ(16, p.granularity);
 	EXPECT_EQ(SVMTUNE_LOC_SYSTEM, p.preferred_loc);
@@ -101,9 +103,9 @@ TEST_F(policy, partial_set_splits_into_three)
 	char *mid = self->buf + 4 * MIB;
 
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
-				SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
-				SVMTUNE_POLICY_GRANULARITY, 20, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 20, 0, 0));
 
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, self->size, &p));
 	EXPECT_EQ(14, p.granularity);
@@ -121,11 +123,12 @@ TEST_F(policy, set_keeps_other_fields_of_each_part)
 	struct svmtune_range_policy p;
 	char *mid = self->buf + 4 * MIB;
 
-	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB, SVMTUNE_POLICY_ACCESS,
-				0, 0, SVMTUNE_ACCESS_READ_MOSTLY));
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
+					SVMTUNE_POLICY_ACCESS, 0, 0,
+					SVMTUNE_ACCESS_READ_MOSTLY));
 	/* Granularity over everything: the middle keeps its access mode. */
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
-				SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	ASSERT_EQ(0, get_policy(self->fd, mid, 2 * MIB, &p));
 	EXPECT_EQ(16, p.granularity);
 	EXPECT_EQ(SVMTUNE_ACCESS_READ_MOSTLY, p.access);
@@ -140,11 +143,11 @@ TEST_F(policy, equal_neighbours_merge)
 	char *mid = self->buf + 4 * MIB;
 
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
-				SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
-				SVMTUNE_POLICY_GRANULARITY, 20, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 20, 0, 0));
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, mid, 2 * MIB,
-				SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 14, 0, 0));
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, self->size, &p));
 	EXPECT_EQ(14, p.granularity);
 	EXPECT_EQ((uintptr_t)self->buf + self->size, p.extent_end);
@@ -156,7 +159,7 @@ TEST_F(policy, unmap_removes_policy_of_the_hole_only)
 	char *hole = self->buf + 4 * MIB;
 
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, self->size,
-				SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	ASSERT_EQ(0, munmap(hole, 2 * MIB));
 	ASSERT_EQ(0, get_policy(self->fd, hole, 2 * MIB, &p));
 	EXPECT_EQ(SVMTUNE_GRANULARITY_UNSET, p.granularity);
@@ -178,7 +181,7 @@ TEST_F(policy, mremap_move_drops_old_policy)
 	char *dst;
 
 	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, 2 * MIB,
-				SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
+					SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	dst = mremap(self->buf, 2 * MIB, 4 * MIB, MREMAP_MAYMOVE);
 	ASSERT_NE(MAP_FAILED, dst);
 	if (dst != self->buf) {
@@ -188,8 +191,9 @@ TEST_F(policy, mremap_move_drops_old_policy)
 	}
 	munmap(dst, 4 * MIB);
 	/* Keep the teardown's munmap valid. */
-	ASSERT_EQ(self->buf, mmap(self->buf, 2 * MIB, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_EQ(self->buf,
+		  mmap(self->buf, 2 * MIB, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
 }
 
 TEST_F(policy, process_defaults_apply_where_no_range)
@@ -211,8 +215,8 @@ TEST_F(policy, process_defaults_apply_where_no_range)
 	EXPECT_EQ(18, p.eff_granularity);
 	EXPECT_EQ(SVMTUNE_ACCESS_REMOTE, p.eff_access);
 	/* A range setting overrides the process default. */
-	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, PAGE, SVMTUNE_POLICY_GRANULARITY,
-				13, 0, 0));
+	ASSERT_EQ(0, svmtune_set_policy(self->fd, self->buf, PAGE,
+					SVMTUNE_POLICY_GRANULARITY, 13, 0, 0));
 	ASSERT_EQ(0, get_policy(self->fd, self->buf, PAGE, &p));
 	EXPECT_EQ(13, p.eff_granularity);
 	EXPECT_EQ(SVMTUNE_ACCESS_REMOTE, p.eff_access);
@@ -222,19 +226,27 @@ TEST_F(policy, bad_spans_einval)
 {
 	uint32_t g = SVMTUNE_POLICY_GRANULARITY;
 
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf + 1, PAGE, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE + 1, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, 0, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, (void *)(uintptr_t)-PAGE, 2 * PAGE, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, -PAGE, g, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, (void *)(1UL << 62), PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf + 1, PAGE, g,
+					      16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE + 1, g,
+					      16, 0, 0));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, self->buf, 0, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, (void *)(uintptr_t)-PAGE,
+				     2 * PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, self->buf, -PAGE, g, 16, 0, 0));
+	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, (void *)(1UL << 62),
+					      PAGE, g, 16, 0, 0));
 }
 
 TEST_F(policy, unmapped_span_efault)
 {
 	ASSERT_EQ(0, munmap(self->buf + 4 * MIB, PAGE));
-	EXPECT_EQ(-EFAULT, svmtune_set_policy(self->fd, self->buf, self->size,
-				      SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
+	EXPECT_EQ(-EFAULT,
+		  svmtune_set_policy(self->fd, self->buf, self->size,
+				     SVMTUNE_POLICY_GRANULARITY, 16, 0, 0));
 	/* Nothing was set on the mapped parts either. */
 	{
 		struct svmtune_range_policy p;
@@ -246,19 +258,25 @@ TEST_F(policy, unmapped_span_efault)
 
 TEST_F(policy, bad_policy_values_einval)
 {
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE, 0, 16, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE, 1u << 3, 16, 0, 0));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, self->buf, PAGE, 0, 16, 0, 0));
 	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
-				      SVMTUNE_POLICY_GRANULARITY, 11, 0, 0));
+					      1u << 3, 16, 0, 0));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, self->buf, PAGE,
+				     SVMTUNE_POLICY_GRANULARITY, 11, 0, 0));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, self->buf, PAGE,
+				     SVMTUNE_POLICY_GRANULARITY, 31, 0, 0));
 	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
-				      SVMTUNE_POLICY_GRANULARITY, 31, 0, 0));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
-				      SVMTUNE_POLICY_ACCESS, 0, 0, 4));
-	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
-				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 65, 0));
+					      SVMTUNE_POLICY_ACCESS, 0, 0, 4));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_set_policy(self->fd, self->buf, PAGE,
+				     SVMTUNE_POLICY_PREFERRED_LOC, 0, 65, 0));
 	/* A device id nobody registered. */
-	EXPECT_EQ(-ENODEV, svmtune_set_policy(self->fd, self->buf, PAGE,
-				      SVMTUNE_POLICY_PREFERRED_LOC, 0, 64, 0));
+	EXPECT_EQ(-ENODEV,
+		  svmtune_set_policy(self->fd, self->buf, PAGE,
+				     SVMTUNE_POLICY_PREFERRED_LOC, 0, 64, 0));
 }
 
 TEST_F(policy, nonzero_flags_and_reserved_einval)
@@ -279,7 +297,7 @@ TEST_F(policy, nonzero_flags_and_reserved_einval)
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_SET_POLICY, &p));
 	EXPECT_EQ(EINVAL, errno);
 	p.reserved[1] = 0;
-	p.eff_access = 1;	/* an output field on input */
+	p.eff_access = 1; /* an output field on input */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_SET_POLICY, &p));
 	EXPECT_EQ(EINVAL, errno);
 	p.eff_access = 0;
@@ -341,13 +359,14 @@ TEST_F(policy, foreign_process_needs_cap_sys_admin)
 	struct svmtune_process_policy pp = { 0 };
 
 	if (geteuid() != 0)
-		SKIP(return, "needs root to switch to uid %d", UNPRIVILEGED_UID);
+		SKIP(return, "needs root to switch to uid %d",
+			   UNPRIVILEGED_UID);
 	EXPECT_EQ(0, svmtune_run_unprivileged(set_policy_on_init));
 	/* Root may; a pid that does not exist is ESRCH. */
 	pp.pid = 1;
 	EXPECT_EQ(0, ioctl(self->fd, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
 	memset(&pp, 0, sizeof(pp));
-	pp.pid = 0x80000000u;	/* not a pid_t */
+	pp.pid = 0x80000000u; /* not a pid_t */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
 	EXPECT_EQ(EINVAL, errno);
 	memset(&pp, 0, sizeof(pp));
@@ -389,7 +408,7 @@ TEST_F(policy, stats_and_device_queries_validate)
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_STATS, &st));
 	EXPECT_EQ(EINVAL, errno);
 	st.reserved[0] = 0;
-	st.counters.gpu_faults = 1;	/* an output field on input */
+	st.counters.gpu_faults = 1; /* an output field on input */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_GET_STATS, &st));
 	EXPECT_EQ(EINVAL, errno);
 	st.counters.gpu_faults = 0;
@@ -410,8 +429,8 @@ TEST_F(policy, stats_and_device_queries_validate)
 
 TEST_F(policy, sysfs_granularity_accepts_sizes)
 {
-	static const char * const good[][2] = {
-		{ "4K", "4K\n" }, { "64K", "64K\n" }, { "2M\n", "2M\n" },
+	static const char *const good[][2] = {
+		{ "4K", "4K\n" }, { "64K", "64K\n" },	{ "2M\n", "2M\n" },
 		{ "1G", "1G\n" }, { "65536", "64K\n" }, { "512m", "512M\n" },
 	};
 	char buf[32];
@@ -421,16 +440,18 @@ TEST_F(policy, sysfs_granularity_accepts_sizes)
 		SKIP(return, "writing knobs needs root");
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		ASSERT_EQ(0, svmtune_write_sysfs("granularity", good[i][0]));
-		ASSERT_EQ(0, svmtune_read_sysfs("granularity", buf, sizeof(buf)));
+		ASSERT_EQ(0,
+			  svmtune_read_sysfs("granularity", buf, sizeof(buf)));
 		EXPECT_STREQ(good[i][1], buf);
 	}
 }
 
 TEST_F(policy, sysfs_bad_values_refused_and_old_value_kept)
 {
-	static const char * const bad[] = {
-		"\n", "3K", "2K", "2048", "2G", "48K", "0", "K", "64KB",
-		"64 K", "-4K", "99999999999999999999", "1T", "abc",
+	static const char *const bad[] = {
+		"\n", "3K",  "2K",   "2048", "2G",  "48K",
+		"0",  "K",   "64KB", "64 K", "-4K", "99999999999999999999",
+		"1T", "abc",
 	};
 	char buf[32];
 	unsigned int i;
@@ -440,8 +461,9 @@ TEST_F(policy, sysfs_bad_values_refused_and_old_value_kept)
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "256K"));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, svmtune_write_sysfs("granularity", bad[i]))
-			TH_LOG("value '%s'", bad[i]);
-		ASSERT_EQ(0, svmtune_read_sysfs("granularity", buf, sizeof(buf)));
+		TH_LOG("value '%s'", bad[i]);
+		ASSERT_EQ(0,
+			  svmtune_read_sysfs("granularity", buf, sizeof(buf)));
 		EXPECT_STREQ("256K\n", buf);
 	}
 	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("policy", "sometimes"));
@@ -460,21 +482,30 @@ TEST_F(policy, sysfs_adaptive_bounds_stay_ordered)
 		SKIP(return, "writing knobs needs root");
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("adaptive_min_granularity", "4M"));
-	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("adaptive_max_granularity", "2K"));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_write_sysfs("adaptive_min_granularity", "4M"));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_write_sysfs("adaptive_max_granularity", "2K"));
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "64K"));
-	EXPECT_EQ(-EINVAL, svmtune_write_sysfs("adaptive_min_granularity", "128K"));
-	ASSERT_EQ(0, svmtune_read_sysfs("adaptive_min_granularity", buf, sizeof(buf)));
+	EXPECT_EQ(-EINVAL,
+		  svmtune_write_sysfs("adaptive_min_granularity", "128K"));
+	ASSERT_EQ(0, svmtune_read_sysfs("adaptive_min_granularity", buf,
+					sizeof(buf)));
 	EXPECT_STREQ("4K\n", buf);
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
 }
 
 static int write_knob_unprivileged(void)
 {
-	static const char * const knobs[] = {
-		"granularity", "policy", "adaptive_min_granularity",
-		"adaptive_max_granularity", "thrashing", "thrashing_threshold",
-		"thrashing_lapse_us", "thrashing_pin_ms",
+	static const char *const knobs[] = {
+		"granularity",
+		"policy",
+		"adaptive_min_granularity",
+		"adaptive_max_granularity",
+		"thrashing",
+		"thrashing_threshold",
+		"thrashing_lapse_us",
+		"thrashing_pin_ms",
 	};
 	char path[128];
 	unsigned int i;
@@ -494,15 +525,18 @@ static int write_knob_unprivileged(void)
 /* The thrashing knobs take their documented values and refuse the rest. */
 TEST_F(policy, sysfs_thrashing_knobs_validated)
 {
-	static const char * const modes[] = { "off", "detect", "remote" };
+	static const char *const modes[] = { "off", "detect", "remote" };
 	static const struct {
 		const char *knob, *good, *bad[6];
 	} nums[] = {
-		{ "thrashing_threshold", "7",
+		{ "thrashing_threshold",
+		  "7",
 		  { "0", "256", "-1", "3x", "99999999999", "\n" } },
-		{ "thrashing_lapse_us", "1000000",
+		{ "thrashing_lapse_us",
+		  "1000000",
 		  { "0", "1000001", "-5", "1e3", " ", "0x10" } },
-		{ "thrashing_pin_ms", "60000",
+		{ "thrashing_pin_ms",
+		  "60000",
 		  { "0", "60001", "4294967296", "ms", "1.5", "+" } },
 	};
 	char buf[32];
@@ -523,10 +557,13 @@ TEST_F(policy, sysfs_thrashing_knobs_validated)
 
 	for (i = 0; i < ARRAY_SIZE(nums); i++) {
 		ASSERT_EQ(0, svmtune_write_sysfs(nums[i].knob, nums[i].good));
-		for (j = 0; j < ARRAY_SIZE(nums[i].bad); j++)
-			EXPECT_EQ(-EINVAL, svmtune_write_sysfs(nums[i].knob, nums[i].bad[j]))
-				TH_LOG("%s accepted bad value %u", nums[i].knob, j);
-		ASSERT_EQ(0, svmtune_read_sysfs(nums[i].knob, buf, sizeof(buf)));
+		for (j = 0; j < ARRAY_SIZE(nums[i].bad); j++) {
+			EXPECT_EQ(-EINVAL, svmtune_write_sysfs(nums[i].knob,
+							       nums[i].bad[j]))
+			TH_LOG("%s accepted bad value %u", nums[i].knob, j);
+		}
+		ASSERT_EQ(0,
+			  svmtune_read_sysfs(nums[i].knob, buf, sizeof(buf)));
 		EXPECT_EQ(0, strncmp(buf, nums[i].good, strlen(nums[i].good)));
 		EXPECT_EQ('\n', buf[strlen(nums[i].good)]);
 	}
@@ -535,7 +572,8 @@ TEST_F(policy, sysfs_thrashing_knobs_validated)
 TEST_F(policy, sysfs_knobs_root_only)
 {
 	if (geteuid() != 0)
-		SKIP(return, "needs root to switch to uid %d", UNPRIVILEGED_UID);
+		SKIP(return, "needs root to switch to uid %d",
+			   UNPRIVILEGED_UID);
 	EXPECT_EQ(0, svmtune_run_unprivileged(write_knob_unprivileged));
 }
 

@@ -17,9 +17,9 @@
 
 #include <linux/svmtune.h>
 
-#define SVMTUNE_DEV		"/dev/svmtune"
-#define SVMTUNE_SYSFS		"/sys/kernel/svmtune"
-#define UNPRIVILEGED_UID	65534
+#define SVMTUNE_DEV "/dev/svmtune"
+#define SVMTUNE_SYSFS "/sys/kernel/svmtune"
+#define UNPRIVILEGED_UID 65534
 
 static inline int svmtune_read_sysfs(const char *name, char *buf, size_t len)
 {
@@ -69,15 +69,19 @@ static inline __u32 svmtune_device_id(int ctl, const char *name)
 	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
 		memset(&di, 0, sizeof(di));
 		di.id = id;
-		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) && !strcmp(di.name, name))
+		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) &&
+		    !strcmp(di.name, name))
 			return id;
 	}
 	return 0;
 }
 
 /* The thrashing knobs, saved and restored around tests that change them. */
-static const char * const svmtune_thrash_knobs[] = {
-	"thrashing", "thrashing_threshold", "thrashing_lapse_us", "thrashing_pin_ms",
+static const char *const svmtune_thrash_knobs[] = {
+	"thrashing",
+	"thrashing_threshold",
+	"thrashing_lapse_us",
+	"thrashing_pin_ms",
 };
 
 struct svmtune_saved_knobs {
@@ -98,7 +102,8 @@ static inline int svmtune_save_thrash_knobs(struct svmtune_saved_knobs *k)
 	return 0;
 }
 
-static inline void svmtune_restore_thrash_knobs(const struct svmtune_saved_knobs *k)
+static inline void
+svmtune_restore_thrash_knobs(const struct svmtune_saved_knobs *k)
 {
 	unsigned int i;
 

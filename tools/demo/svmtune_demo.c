@@ -19,8 +19,8 @@
 #include <linux/svmtune.h>
 #include <linux/svmtune_emu.h>
 
-#define PAGE	4096UL
-#define SIZE	(32UL << 20)
+#define PAGE 4096UL
+#define SIZE (32UL << 20)
 
 static int write_knob(const char *name, const char *val)
 {
@@ -57,7 +57,8 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 	char page[PAGE];
 	char *buf;
 
-	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return -1;
 	memset(buf, 1, SIZE);
@@ -65,8 +66,10 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 		return -1;
 	n = !strcmp(pattern, "sequential") ? SIZE / PAGE : 256;
 	for (i = 0; i < n; i++) {
-		unsigned long off = !strcmp(pattern, "sequential") ? i * PAGE :
-				    (rand_r(&seed) % (SIZE / PAGE)) * PAGE;
+		unsigned long off =
+			!strcmp(pattern, "sequential") ?
+				i * PAGE :
+				(rand_r(&seed) % (SIZE / PAGE)) * PAGE;
 
 		memset(&a, 0, sizeof(a));
 		a.addr = (uintptr_t)buf + off;
@@ -87,9 +90,10 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 		buf[i]++;
 	if (process_counters(ctl, &after))
 		return -1;
-	printf("%-9s %-11s %8lu %7llu %11llu %9.1f %11llu\n", policy, pattern, n,
-	       (unsigned long long)(after.gpu_faults - before.gpu_faults),
-	       (unsigned long long)(after.pages_to_device - before.pages_to_device),
+	printf("%-9s %-11s %8lu %7llu %11llu %9.1f %11llu\n", policy, pattern,
+	       n, (unsigned long long)(after.gpu_faults - before.gpu_faults),
+	       (unsigned long long)(after.pages_to_device -
+				    before.pages_to_device),
 	       (after.bytes_to_device - before.bytes_to_device) / 1048576.0,
 	       (unsigned long long)(after.waste_pages - before.waste_pages));
 	munmap(buf, SIZE);
@@ -98,8 +102,8 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 
 int main(void)
 {
-	static const char * const policies[] = { "fixed", "adaptive" };
-	static const char * const patterns[] = { "sequential", "sparse" };
+	static const char *const policies[] = { "fixed", "adaptive" };
+	static const char *const patterns[] = { "sequential", "sparse" };
 	int emu, ctl, i, j;
 
 	emu = open("/dev/svmtune_emu0", O_RDWR);
@@ -115,8 +119,8 @@ int main(void)
 		return 1;
 	}
 	printf("GPU reads of a 32 MiB CPU-initialised buffer, 4 KiB per access\n\n");
-	printf("%-9s %-11s %8s %7s %11s %9s %11s\n", "policy", "pattern", "accesses",
-	       "faults", "pages->gpu", "MiB->gpu", "waste pages");
+	printf("%-9s %-11s %8s %7s %11s %9s %11s\n", "policy", "pattern",
+	       "accesses", "faults", "pages->gpu", "MiB->gpu", "waste pages");
 	for (i = 0; i < 2; i++) {
 		if (write_knob("policy", policies[i])) {
 			perror("sysfs policy");

@@ -13,7 +13,7 @@
 
 #include <linux/svmtune.h>
 
-#define SVMTUNE_DEV	"/dev/svmtune"
+#define SVMTUNE_DEV "/dev/svmtune"
 
 static void print_help(FILE *out)
 {
@@ -77,13 +77,16 @@ static int parse_num(const char *s, __u64 *out)
 	if (errno || end == s || *s == '-')
 		return -1;
 	switch (*end) {
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		v <<= 10, end++;
 		break;
-	case 'M': case 'm':
+	case 'M':
+	case 'm':
 		v <<= 20, end++;
 		break;
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		v <<= 30, end++;
 		break;
 	}
@@ -117,7 +120,8 @@ static void print_granularity(const char *label, uint32_t g)
 	if (g == SVMTUNE_GRANULARITY_UNSET)
 		printf("%s unset\n", label);
 	else
-		printf("%s %lu%c\n", label, 1UL << (g % 10), suffix[g / 10 - 1]);
+		printf("%s %lu%c\n", label, 1UL << (g % 10),
+		       suffix[g / 10 - 1]);
 }
 
 static void print_location(const char *label, uint32_t loc)
@@ -133,7 +137,8 @@ static void print_location(const char *label, uint32_t loc)
 static void print_access(const char *label, uint32_t access)
 {
 	printf("%s %s\n", label,
-	       access <= SVMTUNE_ACCESS_READ_MOSTLY ? access_names[access] : "?");
+	       access <= SVMTUNE_ACCESS_READ_MOSTLY ? access_names[access] :
+						      "?");
 }
 
 /* Parse FIELD=VALUE arguments into set bits and values. */
@@ -234,12 +239,14 @@ static int cmd_stats(int argc, char **argv)
 		st.scope = SVMTUNE_STATS_RANGE;
 	else
 		return 2;
-	if (parse_u32(argv[1], &st.id) || (argc == 3 && parse_num(argv[2], &st.addr)))
+	if (parse_u32(argv[1], &st.id) ||
+	    (argc == 3 && parse_num(argv[2], &st.addr)))
 		return 2;
 	if (svm_ioctl(SVMTUNE_IOC_GET_STATS, &st, "SVMTUNE_IOC_GET_STATS"))
 		return 1;
 	if (st.scope == SVMTUNE_STATS_RANGE)
-		printf("range 0x%llx-0x%llx\n", (unsigned long long)st.range_start,
+		printf("range 0x%llx-0x%llx\n",
+		       (unsigned long long)st.range_start,
 		       (unsigned long long)st.range_end);
 	printf("gpu_faults %llu\ncpu_faults %llu\n"
 	       "pages_to_device %llu\npages_to_system %llu\n"
@@ -247,7 +254,8 @@ static int cmd_stats(int argc, char **argv)
 	       "remote_pages %llu\nwaste_pages %llu\n"
 	       "fallback_pages %llu\nwindow_pages %llu\n"
 	       "thrashing_events %llu\nthrashing_detected %llu\n",
-	       (unsigned long long)c->gpu_faults, (unsigned long long)c->cpu_faults,
+	       (unsigned long long)c->gpu_faults,
+	       (unsigned long long)c->cpu_faults,
 	       (unsigned long long)c->pages_to_device,
 	       (unsigned long long)c->pages_to_system,
 	       (unsigned long long)c->bytes_to_device,
@@ -266,7 +274,9 @@ static int parse_span(char **argv, struct svmtune_range_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	return parse_u32(argv[0], &p->pid) || parse_num(argv[1], &p->start) ||
-	       parse_num(argv[2], &p->size) ? -1 : 0;
+			       parse_num(argv[2], &p->size) ?
+		       -1 :
+		       0;
 }
 
 static int cmd_get(int argc, char **argv)
@@ -328,7 +338,8 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int ret = 2;
 
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
 		print_help(stdout);
 		return 0;
 	}

@@ -19,8 +19,8 @@
 
 struct kfd_process;
 
-typedef int (fake_amdgpu_ioctl_t)(struct file *filep, struct kfd_process *p,
-				  void *data);
+typedef int(fake_amdgpu_ioctl_t)(struct file *filep, struct kfd_process *p,
+				 void *data);
 
 /* Named and shaped like amdkfd/kfd_chardev.c's handler. */
 static int kfd_ioctl_get_version(struct file *filep, struct kfd_process *p,
@@ -34,7 +34,7 @@ static int kfd_ioctl_get_version(struct file *filep, struct kfd_process *p,
 }
 
 /* Like amdgpu's ioctl table: takes the handler's address, keeping its ENDBR. */
-static fake_amdgpu_ioctl_t * const fake_amdgpu_ioctls[] __used = {
+static fake_amdgpu_ioctl_t *const fake_amdgpu_ioctls[] __used = {
 	kfd_ioctl_get_version,
 };
 

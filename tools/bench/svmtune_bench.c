@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune_bench: what each migration policy costs on the emulated GPU, in
+ * time and in bytes moved, for the access patterns of real workloads. Every
+ * workload runs under every policy in one run of this program; the table
+ * gives absolute numbers and ratios to the fixed 2 MiB policy (KFD's
+ * default window), so runs on different machines compare by ratio.
+ *
+ * Workloads (a 32 MiB buffer the CPU initialised):
+ *   stream   the GPU reads all of it, 4 KiB at a time, in order
+ *   sparse   the GPU reads 512 random 4 KiB pages
+ *   stride   the GPU reads the first 4 KiB of every 256 KiB
+ *   pingpong the GPU reads a page, the CPU writes it, 64 rounds on each of
+ *            8 pages 2 MiB apart (CPU-GPU thrashing)
+ * Policies: fixed 4K, 64K, 2M, adaptive; for pingpong also 2M with
+ * thrashing mitigation (remote).
+ *
+ * Each measurement is the best of REPEAT runs on a fresh buffer. Run as
+ * root in the test VM (it sets global knobs).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/svmtune.h>
+#include <linux/svmtune_emu.h>
+
+#define PAGE 4096UL
+#define MIB (1UL << 20)
+#define SIZE (32 * MIB)
+#define REPEAT 3
+
+struct policy {
+	const char *name;
+	const char *knob;	/* policy */
+	const char *granularity;
+	const char *thrashing;
+};
+
+static const struct policy policies[] = {
+	{ "fixed-4K", "fixed", "4K", "detect" },
+	{ "fixed-64K", "fixed", "64K", "detect" },
+	{ "fixed-2M", "fixed", "2M", "detect" },
+	{ "adaptive", "adaptive", "2M", "detect" },
+	{ "2M+remote", "fixed", "2M", "remote" },
+};
+
+#define BASELINE 2	/* fixed-2M */
+
+struct result {
+	double ms;
+	struct svmtune_counters c;
+};
+
+static int write_knob(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int read_knob(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int set_policy(const struct policy *p)
+{
+	if (write_knob("policy", p->knob) ||
+	    write_knob("granularity", p->granularity) ||
+	    write_knob("thrashing", p->thrashing))
+		return -1;
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int gpu_read(int emu, char *addr, char *out)
+{
+	struct svmtune_emu_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)addr;
+	a.size = PAGE;
+	a.ptr = (uintptr_t)out;
+	a.op = SVMTUNE_EMU_READ;
+	return ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a) ? -errno : 0;
+}
+
+static int process_counters(int ctl, struct svmtune_counters *c)
+{
+	struct svmtune_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_PROCESS;
+	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &st))
+		return -1;
+	*c = st.counters;
+	return 0;
+}
+
+/* The workload's GPU and CPU accesses on @buf; 0 or -errno. */
+static int workload(int emu, const char *name, char *buf)
+{
+	unsigned int seed = 7;
+	char page[PAGE];
+	unsigned long i;
+	int ret = 0, r;
+
+	if (!strcmp(name, "stream")) {
+		for (i = 0; i < SIZE && !ret; i += PAGE)
+			ret = gpu_read(emu, buf + i, page);
+	} else if (!strcmp(name, "sparse")) {
+		for (i = 0; i < 512 && !ret; i++)
+			ret = gpu_read(emu, buf + (rand_r(&seed) % (SIZE / PAGE)) * PAGE,
+				       page);
+	} else if (!strcmp(name, "stride")) {
+		for (i = 0; i < SIZE && !ret; i += 256 * 1024)
+			ret = gpu_read(emu, buf + i, page);
+	} else {
+		for (r = 0; r < 64 && !ret; r++)
+			for (i = 0; i < 8 && !ret; i++) {
+				ret = gpu_read(emu, buf + i * 2 * MIB, page);
+				buf[i * 2 * MIB] = (char)r;
+			}
+	}
+	return ret;
+}
+
+/* One measurement: a fresh buffer, the workload, the counters' growth. */
+static int measure(int emu, int ctl, const char *name, struct result *res)
+{
+	struct svmtune_counters before, after;
+	uint64_t *b = (uint64_t *)&before, *a = (uint64_t *)&after;
+	double t0;
+	char *buf;
+	size_t i;
+	int ret;
+
+	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -ENOMEM;
+	madvise(buf, SIZE, MADV_NOHUGEPAGE);
+	memset(buf, 0x5a, SIZE);
+	if (process_counters(ctl, &before)) {
+		munmap(buf, SIZE);
+		return -EIO;
+	}
+	t0 = now_ms();
+	ret = workload(emu, name, buf);
+	res->ms = now_ms() - t0;
+	if (!ret && process_counters(ctl, &after))
+		ret = -EIO;
+	munmap(buf, SIZE);
+	for (i = 0; !ret && i < sizeof(after) / sizeof(uint64_t); i++)
+		a[i] -= b[i];
+	res->c = after;
+	return ret;
+}
+
+static void print_row(const char *w, const char *p, const struct result *r,
+		      const struct result *base)
+{
+	printf("%-9s %-10s %9.1f %6.2f %7llu %9llu %9.1f %6.2f %9llu %7llu\n",
+	       w, p, r->ms, base->ms > 0 ? r->ms / base->ms : 0,
+	       (unsigned long long)r->c.gpu_faults + r->c.cpu_faults,
+	       (unsigned long long)r->c.pages_to_device,
+	       (double)(r->c.bytes_to_device + r->c.bytes_to_system) / MIB,
+	       base->c.bytes_to_device + base->c.bytes_to_system ?
+		       (double)(r->c.bytes_to_device + r->c.bytes_to_system) /
+			       (base->c.bytes_to_device + base->c.bytes_to_system) :
+		       0,
+	       (unsigned long long)r->c.remote_pages,
+	       (unsigned long long)r->c.thrashing_detected);
+}
+
+int main(void)
+{
+	static const char * const workloads[] = { "stream", "sparse", "stride",
+						  "pingpong" };
+	static const char * const knobs[] = { "policy", "granularity",
+					       "thrashing", "thrashing_lapse_us" };
+	char saved[4][32];
+	struct result res[5];
+	unsigned int w, p, k;
+	int emu, ctl, ret = 0;
+
+	emu = open("/dev/svmtune_emu0", O_RDWR);
+	ctl = open("/dev/svmtune", O_RDWR);
+	if (emu < 0 || ctl < 0) {
+		perror("svmtune_bench: open /dev/svmtune_emu0 or /dev/svmtune");
+		return 1;
+	}
+	for (k = 0; k < 4; k++) {
+		if (read_knob(knobs[k], saved[k], sizeof(saved[k]))) {
+			perror("svmtune_bench: /sys/kernel/svmtune");
+			return 1;
+		}
+	}
+	/* Reversals in this emulated machine take milliseconds. */
+	write_knob("thrashing_lapse_us", "100000");
+
+	printf("svmtune_bench: 32 MiB buffer, emulated GPU, best of %d runs\n",
+	       REPEAT);
+	printf("ratios are to fixed-2M in the same run (time x, bytes x)\n\n");
+	printf("%-9s %-10s %9s %6s %7s %9s %9s %6s %9s %7s\n", "workload",
+	       "policy", "ms", "time-x", "faults", "pages->gpu", "MiB-moved",
+	       "bytes-x", "remote-pg", "thrash");
+	for (w = 0; w < 4 && !ret; w++) {
+		unsigned int npol = w == 3 ? 5 : 4;
+
+		for (p = 0; p < npol && !ret; p++) {
+			ret = set_policy(&policies[p]);
+			for (k = 0; k < REPEAT && !ret; k++) {
+				struct result r;
+
+				ret = measure(emu, ctl, workloads[w], &r);
+				if (!ret && (k == 0 || r.ms < res[p].ms))
+					res[p] = r;
+			}
+		}
+		for (p = 0; p < npol && !ret; p++)
+			print_row(workloads[w], policies[p].name, &res[p],
+				  &res[BASELINE]);
+	}
+
+	for (k = 0; k < 4; k++)
+		write_knob(knobs[k], saved[k]);
+	if (ret) {
+		fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
