@@ -39,7 +39,7 @@
 
 struct policy {
 	const char *name;
-	const char *knob;	/* policy */
+	const char *knob; /* policy */
 	const char *granularity;
 	const char *thrashing;
 };
@@ -52,7 +52,7 @@ static const struct policy policies[] = {
 	{ "2M+remote", "fixed", "2M", "remote" },
 };
 
-#define BASELINE 2	/* fixed-2M */
+#define BASELINE 2 /* fixed-2M */
 
 struct result {
 	double ms;
@@ -145,7 +145,9 @@ static int workload(int emu, const char *name, char *buf)
 			ret = gpu_read(emu, buf + i, page);
 	} else if (!strcmp(name, "sparse")) {
 		for (i = 0; i < 512 && !ret; i++)
-			ret = gpu_read(emu, buf + (rand_r(&seed) % (SIZE / PAGE)) * PAGE,
+			ret = gpu_read(emu,
+				       buf + (rand_r(&seed) % (SIZE / PAGE)) *
+						       PAGE,
 				       page);
 	} else if (!strcmp(name, "stride")) {
 		for (i = 0; i < SIZE && !ret; i += 256 * 1024)
@@ -202,7 +204,8 @@ static void print_row(const char *w, const char *p, const struct result *r,
 	       (double)(r->c.bytes_to_device + r->c.bytes_to_system) / MIB,
 	       base->c.bytes_to_device + base->c.bytes_to_system ?
 		       (double)(r->c.bytes_to_device + r->c.bytes_to_system) /
-			       (base->c.bytes_to_device + base->c.bytes_to_system) :
+			       (base->c.bytes_to_device +
+				base->c.bytes_to_system) :
 		       0,
 	       (unsigned long long)r->c.remote_pages,
 	       (unsigned long long)r->c.thrashing_detected);
@@ -210,10 +213,11 @@ static void print_row(const char *w, const char *p, const struct result *r,
 
 int main(void)
 {
-	static const char * const workloads[] = { "stream", "sparse", "stride",
-						  "pingpong" };
-	static const char * const knobs[] = { "policy", "granularity",
-					       "thrashing", "thrashing_lapse_us" };
+	static const char *const workloads[] = { "stream", "sparse", "stride",
+						 "pingpong" };
+	static const char *const knobs[] = { "policy", "granularity",
+					     "thrashing",
+					     "thrashing_lapse_us" };
 	char saved[4][32];
 	struct result res[5];
 	unsigned int w, p, k;
