@@ -3,8 +3,8 @@
 #
 # svmtune's main job, as it runs inside the test VM (make run).
 # Shows the modules, the emulated GPU registered with the policy engine, a
-# workload under two policies, and the amdgpu/KFD the KFD backend will
-# attach to.
+# workload under two policies, thrashing detected and mitigated, and the
+# KFD backend attached to the real amdgpu.
 
 echo "== kernel"
 uname -r
@@ -16,7 +16,7 @@ echo "== the emulated GPU"
 ls -l /dev/svmtune_emu*
 dmesg | grep -E 'svmtune(_emu)?: (device|svmtune_emu)'
 echo
-echo "== workload: two patterns under two policies"
+echo "== workload: two patterns under two policies, then thrashing"
 /extra/svmtune_demo || exit 1
 echo
 echo "== /dev/svmtune"
@@ -29,10 +29,12 @@ for f in /sys/kernel/svmtune/*; do
 	[ -f "$f" ] && printf '%-40s %s\n' "$f" "$(head -n 1 "$f")"
 done
 echo
-echo "== amdgpu / KFD in this kernel (no GPU in the VM)"
+echo "== the KFD backend and amdgpu (no GPU in the VM)"
 ls -l /dev/kfd 2>&1
-printf 'svm_range_restore_pages in kallsyms: %s\n' \
-	"$(grep -c ' svm_range_restore_pages' /proc/kallsyms)"
+for f in state build amdgpu hooks; do
+	echo "-- /sys/kernel/svmtune/kfd/$f"
+	cat /sys/kernel/svmtune/kfd/$f
+done
 echo
 echo "== kernel log (svmtune)"
 dmesg | grep -i svmtune

@@ -3,7 +3,9 @@
  * svmtune_demo: the workload make run shows. An emulated GPU reads a
  * CPU-initialised buffer in two patterns (dense sequential, sparse random)
  * under two granularity policies (fixed 2 MiB, adaptive), and a table shows
- * what the policy engine did: faults, pages migrated, bytes, waste.
+ * what the policy engine did: faults, pages migrated, bytes, waste. Then
+ * the GPU and the CPU take turns on the same pages (thrashing), with
+ * thrashing only detected and then mitigated.
  * Run as root (it sets the global policy through sysfs).
  */
 #include <errno.h>
@@ -100,6 +102,62 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 	return 0;
 }
 
+/*
+ * The GPU reads a page and the CPU writes it, 16 rounds on 4 pages 2 MiB
+ * apart, with the thrashing knob at @mode.
+ */
+static int pingpong(int emu, int ctl, const char *mode)
+{
+	struct svmtune_counters before, after;
+	struct svmtune_emu_access a;
+	char page[PAGE];
+	int r, i;
+	char *buf;
+
+	if (write_knob("thrashing", mode))
+		return -1;
+	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -1;
+	memset(buf, 1, SIZE);
+	if (process_counters(ctl, &before))
+		return -1;
+	for (r = 0; r < 16; r++) {
+		for (i = 0; i < 4; i++) {
+			memset(&a, 0, sizeof(a));
+			a.addr = (uintptr_t)buf + i * (2UL << 20);
+			a.size = PAGE;
+			a.ptr = (uintptr_t)page;
+			a.op = SVMTUNE_EMU_READ;
+			if (ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a)) {
+				perror("SVMTUNE_EMU_IOC_ACCESS");
+				return -1;
+			}
+			if (page[0] != (r ? (char)(r - 1) : 1)) {
+				fprintf(stderr, "GPU read stale data\n");
+				return -1;
+			}
+			buf[i * (2UL << 20)] = (char)r;
+		}
+	}
+	if (process_counters(ctl, &after))
+		return -1;
+	printf("%-9s %7llu %7llu %11llu %9.1f %11llu %9llu\n", mode,
+	       (unsigned long long)(after.gpu_faults - before.gpu_faults),
+	       (unsigned long long)(after.cpu_faults - before.cpu_faults),
+	       (unsigned long long)(after.pages_to_device -
+				    before.pages_to_device),
+	       (after.bytes_to_device - before.bytes_to_device +
+		after.bytes_to_system - before.bytes_to_system) /
+		       1048576.0,
+	       (unsigned long long)(after.remote_pages - before.remote_pages),
+	       (unsigned long long)(after.thrashing_detected -
+				    before.thrashing_detected));
+	munmap(buf, SIZE);
+	return 0;
+}
+
 int main(void)
 {
 	static const char *const policies[] = { "fixed", "adaptive" };
@@ -131,5 +189,15 @@ int main(void)
 				return 1;
 	}
 	write_knob("policy", "fixed");
+
+	printf("\nGPU read / CPU write of the same page, 16 rounds on 4 pages,"
+	       " fixed 2 MiB\n\n");
+	printf("%-9s %7s %7s %11s %9s %11s %9s\n", "thrashing", "gpu-flt",
+	       "cpu-flt", "pages->gpu", "MiB-moved", "remote-pg", "detected");
+	if (write_knob("thrashing_lapse_us", "100000") ||
+	    pingpong(emu, ctl, "detect") || pingpong(emu, ctl, "remote"))
+		return 1;
+	write_knob("thrashing", "detect");
+	write_knob("thrashing_lapse_us", "2000");
 	return 0;
 }
