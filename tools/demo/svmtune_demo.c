@@ -190,8 +190,7 @@ int main(void)
 	}
 	write_knob("policy", "fixed");
 
-	printf("\nGPU read / CPU write of the same page, 16 rounds on 4 pages,"
-	       " fixed 2 MiB\n\n");
+	printf("\nGPU read, CPU write, same page: 16 rounds on 4 pages\n\n");
 	printf("%-9s %7s %7s %11s %9s %11s %9s\n", "thrashing", "gpu-flt",
 	       "cpu-flt", "pages->gpu", "MiB-moved", "remote-pg", "detected");
 	if (write_knob("thrashing_lapse_us", "100000") ||
