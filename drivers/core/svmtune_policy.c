@@ -135,6 +135,39 @@ unsigned int svmtune_default_granularity(struct mm_struct *mm)
 }
 EXPORT_SYMBOL_GPL(svmtune_default_granularity);
 
+/**
+ * svmtune_explicit_policy() - what a process set for an address
+ * @mm: the address space; the caller keeps it alive
+ * @addr: the address
+ * @pol: filled with the range's settings, else the process defaults, and
+ *	UNSET where neither sets a field
+ *
+ * For backends whose driver keeps per-range attributes of its own (KFD's
+ * preferred location, access, granularity), to give new driver ranges
+ * what the process asked svmtune for. Never sleeps.
+ */
+void svmtune_explicit_policy(struct mm_struct *mm, unsigned long addr,
+			     struct svmtune_explicit_policy *pol)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_policy eff;
+
+	pol->granularity = SVMTUNE_GRANULARITY_UNSET;
+	pol->preferred_loc = SVMTUNE_LOC_UNSET;
+	pol->access = SVMTUNE_ACCESS_UNSET;
+	if (!smm)
+		return;
+	spin_lock(&smm->lock);
+	svmtune_policy_effective(smm, svmtune_range_find(smm, addr), &eff);
+	spin_unlock(&smm->lock);
+	pol->granularity = eff.granularity;
+	pol->preferred_loc = eff.preferred_loc;
+	/* svmtune_policy_effective() fills in the global access default. */
+	pol->access = eff.access == SVMTUNE_ACCESS_MIGRATE ? SVMTUNE_ACCESS_UNSET :
+							      eff.access;
+}
+EXPORT_SYMBOL_GPL(svmtune_explicit_policy);
+
 static void svmtune_adaptive_fault(struct svmtune_adaptive *ad,
 				   unsigned long addr)
 {

@@ -188,8 +188,8 @@ typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
  * @symbol: its name in amdgpu
  * @entry: ftrace entry callback, or NULL
  * @ipmodify: @entry may return in the function's place
- * @kret_entry: kretprobe entry handler, or NULL for no kretprobe
- * @kret_exit: kretprobe return handler
+ * @kret_entry: kretprobe entry handler, or NULL
+ * @kret_exit: kretprobe return handler, or NULL for no kretprobe
  * @addr: the function's address in the attached amdgpu
  * @ops: @entry's ftrace registration
  * @krp: the kretprobe
@@ -520,6 +520,53 @@ static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
 }
 #endif
 
+/*
+ * svm_range_new(svms, start, last, update_mem_usage), return: a KFD range
+ * was made (by SET_ATTR, a GPU fault, a split or a clone) and is not
+ * published yet, so its attributes can be written without KFD's locks.
+ * It gets, through KFD's own attributes, what the process set with
+ * svmtune at its start: preferred location system memory, access in place
+ * (remote) or GPU read-mostly, and the granularity. KFD's callers then
+ * apply what they must on top (SET_ATTR's own attributes, a split's
+ * parent's), so an application's explicit KFD attributes win.
+ */
+static int svmtune_kfd_range_new_exit(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	struct svm_range *prange = (struct svm_range *)regs_return_value(regs);
+	struct svmtune_explicit_policy pol;
+	struct kfd_process *p;
+	bool given = false;
+
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	if (!prange)
+		return 0;
+	p = container_of(prange->svms, struct kfd_process, svms);
+	svmtune_explicit_policy(p->mm, prange->start << PAGE_SHIFT, &pol);
+	if (pol.preferred_loc == SVMTUNE_LOC_SYSTEM) {
+		prange->preferred_loc = KFD_IOCTL_SVM_LOCATION_SYSMEM;
+		given = true;
+	}
+	if (pol.access == SVMTUNE_ACCESS_REMOTE) {
+		/* KFD's ACCESS_IN_PLACE for every GPU that may access it. */
+		bitmap_or(prange->bitmap_aip, prange->bitmap_aip,
+			  prange->bitmap_access, MAX_GPU_INSTANCE);
+		bitmap_zero(prange->bitmap_access, MAX_GPU_INSTANCE);
+		given = true;
+	} else if (pol.access == SVMTUNE_ACCESS_READ_MOSTLY) {
+		prange->flags |= KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY;
+		given = true;
+	}
+	if (pol.granularity != SVMTUNE_GRANULARITY_UNSET) {
+		prange->granularity = min_t(unsigned int,
+					    pol.granularity - PAGE_SHIFT, 0x1b);
+		given = true;
+	}
+	if (given)
+		svmtune_kfd_count(SVMTUNE_KFD_RANGES_GIVEN_POLICY, 1);
+	return 0;
+}
+
 static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	{
 		.symbol = "svm_range_restore_pages",
@@ -542,6 +589,9 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.symbol = "svm_migrate_to_ram",
 		.kret_entry = svmtune_kfd_cpu_fault_entry,
 		.kret_exit = svmtune_kfd_cpu_fault_exit,
+	}, {
+		.symbol = "svm_range_new",
+		.kret_exit = svmtune_kfd_range_new_exit,
 	},
 #if SVMTUNE_KFD_HAS_WINDOW
 	{
@@ -744,7 +794,7 @@ static int svmtune_kfd_hook_register(struct svmtune_kfd_hook *hook,
 		}
 		hook->ops_on = true;
 	}
-	if (hook->kret_entry) {
+	if (hook->kret_exit) {
 		memset(&hook->krp, 0, sizeof(hook->krp));
 		hook->krp.kp.addr = (kprobe_opcode_t *)hook->addr;
 		hook->krp.entry_handler = hook->kret_entry;
@@ -856,7 +906,7 @@ ssize_t svmtune_kfd_hooks_show(char *buf)
 				   hook->symbol,
 				   hook->ops_on || hook->krp_on ? "on" : "off",
 				   hook->entry ? (hook->ipmodify ? " ftrace-ipmodify" : " ftrace") : "",
-				   hook->kret_entry ? " kretprobe" : "",
+				   hook->kret_exit ? " kretprobe" : "",
 				   (unsigned long long)atomic64_read(&hook->calls),
 				   hook->krp_on ? (unsigned long)hook->krp.nmissed : 0UL);
 	n += sysfs_emit_at(buf, n, "amdgpu_vm_update_ptes %s tracepoint\n",

@@ -271,6 +271,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_TO_RAM_CALLS] = "to_ram_calls",
 	[SVMTUNE_KFD_TO_RAM_PAGES] = "to_ram_pages",
 	[SVMTUNE_KFD_DEFAULT_GRANULARITY_SET] = "default_granularity_set",
+	[SVMTUNE_KFD_RANGES_GIVEN_POLICY] = "ranges_given_policy",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,

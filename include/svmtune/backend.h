@@ -146,6 +146,25 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 			   unsigned long addr, unsigned long npages);
 unsigned int svmtune_default_granularity(struct mm_struct *mm);
 
+/**
+ * struct svmtune_explicit_policy - the policy a process set for an address
+ * @granularity: log2 bytes, or %SVMTUNE_GRANULARITY_UNSET
+ * @preferred_loc: %SVMTUNE_LOC_SYSTEM, a device id, or %SVMTUNE_LOC_UNSET
+ * @access: %SVMTUNE_ACCESS_REMOTE or %SVMTUNE_ACCESS_READ_MOSTLY, else
+ *	%SVMTUNE_ACCESS_UNSET (migrating is every driver's default)
+ *
+ * Field by field the range's setting, else the process default; global
+ * defaults are not included.
+ */
+struct svmtune_explicit_policy {
+	u32 granularity;
+	u32 preferred_loc;
+	u32 access;
+};
+
+void svmtune_explicit_policy(struct mm_struct *mm, unsigned long addr,
+			     struct svmtune_explicit_policy *pol);
+
 struct kobject;
 struct kobject *svmtune_sysfs_dir(void);
 

@@ -386,6 +386,7 @@ TEST_F(kfd, stats_format)
 		"to_ram_calls",
 		"to_ram_pages",
 		"default_granularity_set",
+		"ranges_given_policy",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;
