@@ -19,6 +19,9 @@
 
 #include "svmtune_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "svmtune_trace.h"
+
 /* Global defaults, written through sysfs under svmtune_knob_lock. */
 unsigned int svmtune_granularity = 21;
 bool svmtune_adaptive;
@@ -255,6 +258,8 @@ static bool svmtune_thrash_fault(struct svmtune_device *dev,
 			if (mode == SVMTUNE_THRASHING_REMOTE)
 				th->pinned_until_ns = now +
 					(u64)READ_ONCE(svmtune_thrashing_pin_ms) * NSEC_PER_MSEC;
+			trace_svmtune_thrashing(dev, range->start, range->end, addr,
+						mode == SVMTUNE_THRASHING_REMOTE);
 		}
 	}
 	return mode == SVMTUNE_THRASHING_REMOTE && now < th->pinned_until_ns;
@@ -340,6 +345,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		decision->dest = dev->id;
 	}
 
+	trace_svmtune_decide(dev, fault, decision, pinned);
 	if (range)
 		svmtune_thrash_record(&range->thrash, cpu, decision, now);
 	if (range && !cpu) {
@@ -424,6 +430,7 @@ static void svmtune_account_in(struct svmtune_device *dev, u64 *mc, u64 *rc,
 			       const struct svmtune_decision *decision,
 			       const struct svmtune_result *result)
 {
+	trace_svmtune_account(dev, result);
 	if (fault) {
 		svmtune_count(dev, mc, rc, fault->type == SVMTUNE_FAULT_CPU ?
 			      SVMTUNE_CNT_CPU_FAULTS : SVMTUNE_CNT_GPU_FAULTS, 1);

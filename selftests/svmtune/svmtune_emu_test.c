@@ -1069,4 +1069,57 @@ TEST_F(emu, thrashing_slow_reversals_are_not_events)
 	EXPECT_EQ(3, c.cpu_faults);
 }
 
+#define TRACEFS "/sys/kernel/tracing"
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+/* The svmtune trace events show each decision and what moved. */
+TEST_F(emu, tracepoints_show_decisions_and_results)
+{
+	char want[128], *trace;
+	ssize_t n, len = 0;
+	int fd;
+
+	if (access(TRACEFS "/events/svmtune/enable", F_OK))
+		SKIP(return, "no tracefs at " TRACEFS " or no svmtune events");
+	trace = calloc(1, 1 << 20);
+	ASSERT_NE(NULL, trace);
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/svmtune/enable", "1"));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + PAGE, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, NULL));
+	self->buf[PAGE] = 1; /* the CPU takes the window back */
+	ASSERT_EQ(0, write_file(TRACEFS "/events/svmtune/enable", "0"));
+
+	fd = open(TRACEFS "/trace", O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((n = read(fd, trace + len, (1 << 20) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+
+	snprintf(
+		want, sizeof(want),
+		"gpu read addr=0x%lx window=0x%lx-0x%lx granularity=21 migrate",
+		(unsigned long)self->buf + PAGE, (unsigned long)self->buf,
+		(unsigned long)self->buf + 2 * MIB);
+	EXPECT_NE(NULL, strstr(trace, want))
+	TH_LOG("no '%s' in the trace", want);
+	EXPECT_NE(NULL, strstr(trace, "pages: to_device=512 to_system=0"));
+	snprintf(want, sizeof(want), "cpu write addr=0x%lx",
+		 (unsigned long)self->buf + PAGE);
+	EXPECT_NE(NULL, strstr(trace, want));
+	EXPECT_NE(NULL, strstr(trace, "pages: to_device=0 to_system=512"));
+	free(trace);
+}
+
 TEST_HARNESS_MAIN
