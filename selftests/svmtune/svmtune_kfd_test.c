@@ -30,6 +30,7 @@
 
 #define KFD_DEV "/dev/kfd"
 #define KFD_SYSFS SVMTUNE_SYSFS "/kfd"
+#define MIB (1UL << 20)
 
 /* The SVM ioctl's size covers the attributes that follow the header. */
 #define KFD_IOC_SVM_N(n)                                      \
@@ -643,6 +644,201 @@ TEST_F(kfd, refuses_amdgpu_without_svm)
 	TH_LOG("%s", buf);
 	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
 	ASSERT_EQ(0, rmmod("amdgpu"));
+}
+
+/*
+ * The fault path, through the stand-in for 6.12's KFD
+ * (fake_amdgpu/kfd/): a module named amdgpu, with KFD's interface version
+ * and functions of the names and prototypes svmtune_kfd hooks, working on
+ * KFD's own structures. It replaces amdgpu for the test.
+ */
+#define FAKE_FAULT "/sys/kernel/debug/svmtune_fake_kfd/fault"
+
+struct fake_fault {
+	bool migrated;
+	unsigned long mig_start, mig_last, map_start, map_last;
+	unsigned int granularity, preferred;
+	int aip;
+};
+
+/* A GPU fault at @addr through the stand-in; 0 or -errno. */
+static int fake_gpu_fault(void *addr, struct fake_fault *f)
+{
+	char buf[256], word[16];
+	int fd, n;
+
+	fd = open(FAKE_FAULT, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%lx 0", (unsigned long)addr);
+	if (write(fd, buf, n) != n) {
+		close(fd);
+		return -EIO;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	memset(f, 0, sizeof(*f));
+	if (sscanf(buf, "%15s", word) != 1)
+		return -EIO;
+	f->migrated = !strcmp(word, "migrated");
+	if (f->migrated) {
+		if (sscanf(buf,
+			   "migrated %lx %lx map %lx %lx granularity %u preferred %x aip %d",
+			   &f->mig_start, &f->mig_last, &f->map_start,
+			   &f->map_last, &f->granularity, &f->preferred,
+			   &f->aip) != 7)
+			return -EIO;
+	} else if (sscanf(buf,
+			  "declined map %lx %lx granularity %u preferred %x aip %d",
+			  &f->map_start, &f->map_last, &f->granularity,
+			  &f->preferred, &f->aip) != 5) {
+		return -EIO;
+	}
+	return 0;
+}
+
+FIXTURE(fake_kfd)
+{
+	char granularity[32];
+	char policy[32];
+	char *buf;
+	int ctl;
+};
+
+FIXTURE_SETUP(fake_kfd)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n;
+
+	if (geteuid() != 0)
+		SKIP(return, "replaces amdgpu with a stand-in: needs root");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(path, sizeof(path), "%s/fake_amdgpu/kfd/amdgpu.ko",
+		 dirname(exe));
+	if (access(path, F_OK))
+		SKIP(return, "the stand-in KFD is built for 6.12's KFD only");
+	if (access(KFD_DEV, F_OK))
+		SKIP(return, "no amdgpu with KFD in this kernel");
+	ASSERT_EQ(0, restore_modules());
+	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->granularity,
+					sizeof(self->granularity)));
+	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->policy,
+					sizeof(self->policy)));
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	ASSERT_EQ(0, insmod_fake_amdgpu("kfd"));
+	if (strcmp(kfd_word("state"), "attached")) {
+		/* The teardown does not run after a failed setup. */
+		TH_LOG("not attached to the stand-in: %s", kfd_word("reason"));
+		restore_modules();
+		ASSERT_TRUE(false);
+	}
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	self->ctl = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->ctl);
+	/* 4 MiB, 2 MiB aligned: KFD's default window is the 2 MiB block. */
+	self->buf = mmap(NULL, 6 * MIB, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->buf);
+	self->buf = (char *)(((unsigned long)self->buf + 2 * MIB - 1) &
+			     ~(2 * MIB - 1));
+}
+
+FIXTURE_TEARDOWN(fake_kfd)
+{
+	if (geteuid() != 0)
+		return;
+	EXPECT_EQ(0, restore_modules());
+	svmtune_write_sysfs("granularity", self->granularity);
+	svmtune_write_sysfs("policy", self->policy);
+}
+
+/* The engine's window replaces KFD's for the migration and the mapping. */
+TEST_F(fake_kfd, gpu_fault_takes_the_engine_window)
+{
+	unsigned long page = (unsigned long)self->buf / 4096 + 512 + 5;
+	long long changed = kfd_value("stats", "windows_changed");
+	long long decisions = kfd_value("stats", "decisions");
+	long long moved = kfd_value("stats", "to_vram_pages");
+	struct svmtune_stats st = { .scope = SVMTUNE_STATS_DEVICE };
+	struct fake_fault f;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
+	ASSERT_EQ(0, fake_gpu_fault(self->buf + 2 * MIB + 5 * 4096, &f));
+	EXPECT_TRUE(f.migrated);
+	EXPECT_EQ(page - 5, f.mig_start); /* KFD's would be 512 pages */
+	EXPECT_EQ(page - 5 + 15, f.mig_last);
+	EXPECT_EQ(page - 5, f.map_start);
+	EXPECT_EQ(page - 5 + 15, f.map_last);
+	EXPECT_EQ(decisions + 1, kfd_value("stats", "decisions"));
+	EXPECT_EQ(changed + 2, kfd_value("stats", "windows_changed"));
+	EXPECT_EQ(moved + 16, kfd_value("stats", "to_vram_pages"));
+
+	st.id = svmtune_device_id(self->ctl, "amdgpu-kfd");
+	ASSERT_NE(0, st.id);
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_STATS, &st));
+	EXPECT_EQ(1, st.counters.gpu_faults);
+	EXPECT_EQ(16, st.counters.pages_to_device);
+
+	/* At 2 MiB the engine agrees with KFD: nothing to change. */
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	changed = kfd_value("stats", "windows_changed");
+	ASSERT_EQ(0, fake_gpu_fault(self->buf + 2 * MIB + 5 * 4096, &f));
+	EXPECT_EQ(page - 5 - 0, f.mig_start);
+	EXPECT_EQ(page - 5 + 511, f.mig_last);
+	EXPECT_EQ(changed, kfd_value("stats", "windows_changed"));
+}
+
+/* Preferred elsewhere: the migration is declined, KFD maps in place. */
+TEST_F(fake_kfd, gpu_fault_declined_when_preferred_elsewhere)
+{
+	long long declined = kfd_value("stats", "migrations_declined");
+	unsigned long page = (unsigned long)self->buf / 4096;
+	__u32 other = svmtune_device_id(self->ctl, "svmtune_emu0");
+	struct fake_fault f;
+
+	if (!other)
+		SKIP(return, "needs svmtune_emu0 as the other device");
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 4 * MIB,
+					SVMTUNE_POLICY_PREFERRED_LOC, 0, other,
+					0));
+	ASSERT_EQ(0, fake_gpu_fault(self->buf + 4096, &f));
+	EXPECT_FALSE(f.migrated);
+	EXPECT_EQ(page, f.map_start);
+	EXPECT_EQ(page + 511, f.map_last);
+	EXPECT_EQ(declined + 1, kfd_value("stats", "migrations_declined"));
+}
+
+/* New KFD ranges get the process's svmtune policy as KFD attributes. */
+TEST_F(fake_kfd, new_range_gets_kfd_attributes)
+{
+	long long given = kfd_value("stats", "ranges_given_policy");
+	struct fake_fault f;
+
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
+					SVMTUNE_POLICY_GRANULARITY |
+						SVMTUNE_POLICY_ACCESS,
+					20, 0, SVMTUNE_ACCESS_REMOTE));
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf + 2 * MIB, 2 * MIB,
+					SVMTUNE_POLICY_PREFERRED_LOC, 0,
+					SVMTUNE_LOC_SYSTEM, 0));
+
+	/* Remote access: KFD's ACCESS_IN_PLACE, granularity 1 MiB (8). */
+	ASSERT_EQ(0, fake_gpu_fault(self->buf + 4096, &f));
+	EXPECT_FALSE(f.migrated);
+	EXPECT_EQ(1, f.aip);
+	EXPECT_EQ(8, f.granularity);
+	/* Preferred system memory: KFD's SYSMEM, which it does not migrate. */
+	ASSERT_EQ(0, fake_gpu_fault(self->buf + 2 * MIB + 4096, &f));
+	EXPECT_FALSE(f.migrated);
+	EXPECT_EQ(0, f.preferred);
+	EXPECT_EQ(0, f.aip);
+	EXPECT_EQ(given + 2, kfd_value("stats", "ranges_given_policy"));
 }
 
 TEST_HARNESS_MAIN
