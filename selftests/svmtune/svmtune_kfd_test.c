@@ -657,12 +657,13 @@ TEST_F(kfd, refuses_amdgpu_without_svm)
 struct fake_fault {
 	bool migrated;
 	unsigned long mig_start, mig_last, map_start, map_last;
+	unsigned long ram_start, ram_last;
 	unsigned int granularity, preferred;
 	int aip;
 };
 
-/* A GPU fault at @addr through the stand-in; 0 or -errno. */
-static int fake_gpu_fault(void *addr, struct fake_fault *f)
+/* A GPU (or, if @cpu, CPU) fault at @addr through the stand-in. */
+static int fake_fault(void *addr, bool cpu, struct fake_fault *f)
 {
 	char buf[256], word[16];
 	int fd, n;
@@ -670,7 +671,8 @@ static int fake_gpu_fault(void *addr, struct fake_fault *f)
 	fd = open(FAKE_FAULT, O_RDWR);
 	if (fd < 0)
 		return -errno;
-	n = snprintf(buf, sizeof(buf), "%lx 0", (unsigned long)addr);
+	n = snprintf(buf, sizeof(buf), cpu ? "cpu %lx" : "%lx 0",
+		     (unsigned long)addr);
 	if (write(fd, buf, n) != n) {
 		close(fd);
 		return -EIO;
@@ -686,15 +688,16 @@ static int fake_gpu_fault(void *addr, struct fake_fault *f)
 	f->migrated = !strcmp(word, "migrated");
 	if (f->migrated) {
 		if (sscanf(buf,
-			   "migrated %lx %lx map %lx %lx granularity %u preferred %x aip %d",
+			   "migrated %lx %lx map %lx %lx granularity %u preferred %x aip %d ram %lx %lx",
 			   &f->mig_start, &f->mig_last, &f->map_start,
 			   &f->map_last, &f->granularity, &f->preferred,
-			   &f->aip) != 7)
+			   &f->aip, &f->ram_start, &f->ram_last) != 9)
 			return -EIO;
 	} else if (sscanf(buf,
-			  "declined map %lx %lx granularity %u preferred %x aip %d",
+			  "declined map %lx %lx granularity %u preferred %x aip %d ram %lx %lx",
 			  &f->map_start, &f->map_last, &f->granularity,
-			  &f->preferred, &f->aip) != 5) {
+			  &f->preferred, &f->aip, &f->ram_start,
+			  &f->ram_last) != 7) {
 		return -EIO;
 	}
 	return 0;
@@ -768,7 +771,7 @@ TEST_F(fake_kfd, gpu_fault_takes_the_engine_window)
 	struct fake_fault f;
 
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
-	ASSERT_EQ(0, fake_gpu_fault(self->buf + 2 * MIB + 5 * 4096, &f));
+	ASSERT_EQ(0, fake_fault(self->buf + 2 * MIB + 5 * 4096, false, &f));
 	EXPECT_TRUE(f.migrated);
 	EXPECT_EQ(page - 5, f.mig_start); /* KFD's would be 512 pages */
 	EXPECT_EQ(page - 5 + 15, f.mig_last);
@@ -787,7 +790,7 @@ TEST_F(fake_kfd, gpu_fault_takes_the_engine_window)
 	/* At 2 MiB the engine agrees with KFD: nothing to change. */
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
 	changed = kfd_value("stats", "windows_changed");
-	ASSERT_EQ(0, fake_gpu_fault(self->buf + 2 * MIB + 5 * 4096, &f));
+	ASSERT_EQ(0, fake_fault(self->buf + 2 * MIB + 5 * 4096, false, &f));
 	EXPECT_EQ(page - 5 - 0, f.mig_start);
 	EXPECT_EQ(page - 5 + 511, f.mig_last);
 	EXPECT_EQ(changed, kfd_value("stats", "windows_changed"));
@@ -807,7 +810,7 @@ TEST_F(fake_kfd, gpu_fault_declined_when_preferred_elsewhere)
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 4 * MIB,
 					SVMTUNE_POLICY_PREFERRED_LOC, 0, other,
 					0));
-	ASSERT_EQ(0, fake_gpu_fault(self->buf + 4096, &f));
+	ASSERT_EQ(0, fake_fault(self->buf + 4096, false, &f));
 	EXPECT_FALSE(f.migrated);
 	EXPECT_EQ(page, f.map_start);
 	EXPECT_EQ(page + 511, f.map_last);
@@ -829,16 +832,39 @@ TEST_F(fake_kfd, new_range_gets_kfd_attributes)
 					SVMTUNE_LOC_SYSTEM, 0));
 
 	/* Remote access: KFD's ACCESS_IN_PLACE, granularity 1 MiB (8). */
-	ASSERT_EQ(0, fake_gpu_fault(self->buf + 4096, &f));
+	ASSERT_EQ(0, fake_fault(self->buf + 4096, false, &f));
 	EXPECT_FALSE(f.migrated);
 	EXPECT_EQ(1, f.aip);
 	EXPECT_EQ(8, f.granularity);
 	/* Preferred system memory: KFD's SYSMEM, which it does not migrate. */
-	ASSERT_EQ(0, fake_gpu_fault(self->buf + 2 * MIB + 4096, &f));
+	ASSERT_EQ(0, fake_fault(self->buf + 2 * MIB + 4096, false, &f));
 	EXPECT_FALSE(f.migrated);
 	EXPECT_EQ(0, f.preferred);
 	EXPECT_EQ(0, f.aip);
 	EXPECT_EQ(given + 2, kfd_value("stats", "ranges_given_policy"));
+}
+
+/* A CPU fault on VRAM pages brings back the engine's window, not KFD's. */
+TEST_F(fake_kfd, cpu_fault_takes_the_engine_window)
+{
+	unsigned long page = (unsigned long)self->buf / 4096 + 512 + 5;
+	struct svmtune_stats st = { .scope = SVMTUNE_STATS_DEVICE };
+	long long moved = kfd_value("stats", "to_ram_pages");
+	long long cpu = kfd_value("stats", "cpu_faults");
+	struct fake_fault f;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
+	ASSERT_EQ(0, fake_fault(self->buf + 2 * MIB + 5 * 4096, true, &f));
+	EXPECT_EQ(page - 5, f.ram_start); /* KFD's would be 512 pages */
+	EXPECT_EQ(page - 5 + 15, f.ram_last);
+	EXPECT_EQ(cpu + 1, kfd_value("stats", "cpu_faults"));
+	EXPECT_EQ(moved + 16, kfd_value("stats", "to_ram_pages"));
+
+	st.id = svmtune_device_id(self->ctl, "amdgpu-kfd");
+	ASSERT_NE(0, st.id);
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_STATS, &st));
+	EXPECT_EQ(1, st.counters.cpu_faults);
+	EXPECT_EQ(16, st.counters.pages_to_system);
 }
 
 TEST_HARNESS_MAIN

@@ -15,10 +15,11 @@
  *
  * The migration records the window it was given and counts the pages as
  * moved (vram_pages); the mapping records its window. A debugfs file
- * (svmtune_fake_kfd/fault) takes "<address> <write>", runs a fault in the
+ * (svmtune_fake_kfd/fault) takes "<address> <write>" (a GPU fault) or
+ * "cpu <address>" (a CPU fault on a page KFD holds in VRAM), runs it in the
  * writer's address space and reads back what happened:
  *   "migrated <start> <last>|declined map <start> <last> granularity <g>
- *    preferred <loc> aip <0|1>" (page numbers).
+ *    preferred <loc> aip <0|1> ram <start> <last>" (page numbers).
  * The functions are noinline and, where GCC would otherwise specialise
  * them, __noclone: svmtune_kfd finds them by their plain names.
  * Used by svmtune_kfd_test only.
@@ -46,6 +47,7 @@ static DEFINE_MUTEX(fake_lock);
 static bool fake_migrated;
 static unsigned long fake_mig_start, fake_mig_last;
 static unsigned long fake_map_start, fake_map_last;
+static unsigned long fake_ram_start, fake_ram_last;
 static struct svm_range fake_last_range;
 
 static int kfd_ioctl_get_version(struct file *filep, struct kfd_process *p,
@@ -100,13 +102,46 @@ noinline int svm_migrate_vram_to_ram(struct svm_range *prange,
 				     unsigned long last, uint32_t trigger,
 				     struct page *fault_page)
 {
+	fake_ram_start = start;
+	fake_ram_last = last;
 	prange->vram_pages -= min_t(u64, prange->vram_pages, last - start + 1);
 	return 0;
 }
 
+/*
+ * KFD's CPU-fault path (the pagemap's migrate_to_ram): the range around
+ * the address, as if all of it were in VRAM, and KFD's window of it back
+ * to system memory.
+ */
 static noinline vm_fault_t svm_migrate_to_ram(struct vm_fault *vmf)
 {
-	return VM_FAULT_SIGBUS;
+	unsigned long addr = vmf->address >> PAGE_SHIFT;
+	struct mm_struct *mm = vmf->vma->vm_mm;
+	unsigned long size, start, last;
+	struct svm_range *prange;
+	int r;
+
+	size = 1UL << fake_process->svms.default_granularity;
+	prange = svm_range_new(&fake_process->svms,
+			       max(ALIGN_DOWN(addr, size),
+				   vmf->vma->vm_start >> PAGE_SHIFT),
+			       min(ALIGN(addr + 1, size) - 1,
+				   (vmf->vma->vm_end >> PAGE_SHIFT) - 1),
+			       true);
+	if (!prange)
+		return VM_FAULT_OOM;
+	prange->vram_pages = prange->npages;
+	prange->actual_loc = 1;
+	mutex_lock(&prange->migrate_mutex);
+	size = 1UL << prange->granularity;
+	start = max(ALIGN_DOWN(addr, size), prange->start);
+	last = min(ALIGN(addr + 1, size) - 1, prange->last);
+	r = svm_migrate_vram_to_ram(prange, mm, start, last,
+				    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU,
+				    vmf->page);
+	mutex_unlock(&prange->migrate_mutex);
+	kfree(prange);
+	return r ? VM_FAULT_SIGBUS : 0;
 }
 
 static const struct dev_pagemap_ops fake_pgmap_ops __used = {
@@ -199,6 +234,31 @@ noinline int svm_range_restore_pages(struct amdgpu_device *adev,
 	return r;
 }
 
+/* KFD's CPU path for a write fault of the caller at @addr. */
+static int fake_cpu_fault_vma(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = addr & PAGE_MASK,
+		.flags = FAULT_FLAG_WRITE,
+	};
+
+	return svm_migrate_to_ram(&vmf) ? -EIO : 0;
+}
+
+static int fake_cpu_fault(unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	int r = -EFAULT;
+
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, addr);
+	if (vma)
+		r = fake_cpu_fault_vma(vma, addr);
+	mmap_read_unlock(current->mm);
+	return r;
+}
+
 static ssize_t fake_fault_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
@@ -212,15 +272,19 @@ static ssize_t fake_fault_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	if (sscanf(buf, "%lx %u", &addr, &write) != 2)
-		return -EINVAL;
 	mutex_lock(&fake_lock);
 	fake_process->mm = current->mm;
 	fake_migrated = false;
 	fake_mig_start = fake_mig_last = 0;
 	fake_map_start = fake_map_last = 0;
-	r = svm_range_restore_pages(NULL, 1, 0, 0, addr >> PAGE_SHIFT, 0,
-				    write);
+	fake_ram_start = fake_ram_last = 0;
+	if (sscanf(buf, "cpu %lx", &addr) == 1)
+		r = fake_cpu_fault(addr);
+	else if (sscanf(buf, "%lx %u", &addr, &write) == 2)
+		r = svm_range_restore_pages(NULL, 1, 0, 0, addr >> PAGE_SHIFT,
+					    0, write);
+	else
+		r = -EINVAL;
 	fake_process->mm = NULL;
 	mutex_unlock(&fake_lock);
 	return r ? r : count;
@@ -240,10 +304,11 @@ static ssize_t fake_fault_read(struct file *file, char __user *ubuf,
 		n = scnprintf(buf, sizeof(buf), "declined");
 	n += scnprintf(
 		buf + n, sizeof(buf) - n,
-		" map %lx %lx granularity %u preferred %x aip %d\n",
+		" map %lx %lx granularity %u preferred %x aip %d ram %lx %lx\n",
 		fake_map_start, fake_map_last, fake_last_range.granularity,
 		fake_last_range.preferred_loc,
-		!bitmap_empty(fake_last_range.bitmap_aip, MAX_GPU_INSTANCE));
+		!bitmap_empty(fake_last_range.bitmap_aip, MAX_GPU_INSTANCE),
+		fake_ram_start, fake_ram_last);
 	mutex_unlock(&fake_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
 }
