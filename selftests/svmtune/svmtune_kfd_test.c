@@ -706,6 +706,7 @@ static int fake_fault(void *addr, bool cpu, struct fake_fault *f)
 
 FIXTURE(fake_kfd)
 {
+	bool ready; /* the stand-in is loaded and attached */
 	char granularity[32];
 	char policy[32];
 	char *buf;
@@ -749,7 +750,14 @@ FIXTURE_SETUP(fake_kfd)
 	ASSERT_NE(MAP_FAILED, self->buf);
 	self->buf = (char *)(((unsigned long)self->buf + 2 * MIB - 1) &
 			     ~(2 * MIB - 1));
+	self->ready = true;
 }
+
+/*
+ * Older harnesses (6.1) run the test after a setup that skipped: each test
+ * checks that the stand-in is there.
+ */
+#define NO_STAND_IN "the stand-in KFD is not loaded (see the setup's reason)"
 
 FIXTURE_TEARDOWN(fake_kfd)
 {
@@ -769,6 +777,9 @@ TEST_F(fake_kfd, gpu_fault_takes_the_engine_window)
 	long long moved = kfd_value("stats", "to_vram_pages");
 	struct svmtune_stats st = { .scope = SVMTUNE_STATS_DEVICE };
 	struct fake_fault f;
+
+	if (!self->ready)
+		SKIP(return, NO_STAND_IN);
 
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
 	ASSERT_EQ(0, fake_fault(self->buf + 2 * MIB + 5 * 4096, false, &f));
@@ -804,6 +815,9 @@ TEST_F(fake_kfd, gpu_fault_declined_when_preferred_elsewhere)
 	__u32 other = svmtune_device_id(self->ctl, "svmtune_emu0");
 	struct fake_fault f;
 
+	if (!self->ready)
+		SKIP(return, NO_STAND_IN);
+
 	if (!other)
 		SKIP(return, "needs svmtune_emu0 as the other device");
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
@@ -822,6 +836,9 @@ TEST_F(fake_kfd, new_range_gets_kfd_attributes)
 {
 	long long given = kfd_value("stats", "ranges_given_policy");
 	struct fake_fault f;
+
+	if (!self->ready)
+		SKIP(return, NO_STAND_IN);
 
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
 					SVMTUNE_POLICY_GRANULARITY |
@@ -852,6 +869,9 @@ TEST_F(fake_kfd, cpu_fault_takes_the_engine_window)
 	long long moved = kfd_value("stats", "to_ram_pages");
 	long long cpu = kfd_value("stats", "cpu_faults");
 	struct fake_fault f;
+
+	if (!self->ready)
+		SKIP(return, NO_STAND_IN);
 
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
 	ASSERT_EQ(0, fake_fault(self->buf + 2 * MIB + 5 * 4096, true, &f));
