@@ -146,22 +146,6 @@ TEST_F(module, emu_parameters_validated)
 	ASSERT_EQ(0, unload_emu());
 }
 
-/* The svmtune device id of the emulated GPU called @name, or 0. */
-static uint32_t device_id(int ctl, const char *name)
-{
-	struct svmtune_device_info di;
-	uint32_t id;
-
-	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
-		memset(&di, 0, sizeof(di));
-		di.id = id;
-		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) &&
-		    !strcmp(di.name, name))
-			return id;
-	}
-	return 0;
-}
-
 TEST_F(module, preferred_other_device_maps_remote)
 {
 	struct svmtune_emu_access a;
@@ -178,9 +162,9 @@ TEST_F(module, preferred_other_device_maps_remote)
 	ASSERT_GE(ctl, 0);
 	ASSERT_GE(gpu0, 0);
 	ASSERT_GE(gpu1, 0);
-	id1 = device_id(ctl, "svmtune_emu1");
+	id1 = svmtune_device_id(ctl, "svmtune_emu1");
 	ASSERT_NE(0, id1);
-	ASSERT_NE(id1, device_id(ctl, "svmtune_emu0"));
+	ASSERT_NE(id1, svmtune_device_id(ctl, "svmtune_emu0"));
 
 	buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
