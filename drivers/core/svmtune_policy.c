@@ -223,22 +223,19 @@ static bool svmtune_window_has(unsigned long start, unsigned long end,
  * between them, mark the range as thrashing; with the knob at "remote" its
  * device faults then map remotely, without migrating, for
  * thrashing_pin_ms: the pages settle in system memory, which both sides
- * reach. Called with @smm's lock held.
+ * reach. Called with @smm's lock held, when @mode is not off.
  *
  * Return: true if the range's device faults are to map remotely now.
  */
 static bool svmtune_thrash_fault(struct svmtune_device *dev,
 				 struct svmtune_mm *smm,
-				 struct svmtune_range *range, bool cpu,
-				 unsigned long addr, u64 now)
+				 struct svmtune_range *range, unsigned int mode,
+				 bool cpu, unsigned long addr, u64 now)
 {
-	unsigned int mode = READ_ONCE(svmtune_thrashing);
 	u64 lapse = (u64)READ_ONCE(svmtune_thrashing_lapse_us) * NSEC_PER_USEC;
 	struct svmtune_thrash *th = &range->thrash;
 	bool reversal;
 
-	if (mode == SVMTUNE_THRASHING_OFF)
-		return false;
 	if (th->events && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS)
 		th->events = 0;
 	if (cpu)
@@ -293,13 +290,17 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	unsigned long lo = fault->lo, hi = fault->hi;
 	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
 	struct svmtune_policy eff;
-	bool pinned = false;
+	unsigned int thrashing = READ_ONCE(svmtune_thrashing);
+	bool pinned = false, track;
 	unsigned int shift;
 	u64 now = 0;
 
-	if (range) {
+	/* With thrashing off, the fault path reads no clock and keeps no state. */
+	track = range && thrashing != SVMTUNE_THRASHING_OFF;
+	if (track) {
 		now = ktime_get_ns();
-		pinned = svmtune_thrash_fault(dev, smm, range, cpu, addr, now);
+		pinned = svmtune_thrash_fault(dev, smm, range, thrashing, cpu,
+					      addr, now);
 	}
 	svmtune_policy_effective(smm, range, &eff);
 	shift = eff.granularity;
@@ -346,7 +347,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	}
 
 	trace_svmtune_decide(dev, fault, decision, pinned);
-	if (range)
+	if (track)
 		svmtune_thrash_record(&range->thrash, cpu, decision, now);
 	if (range && !cpu) {
 		range->ad.next = decision->end;

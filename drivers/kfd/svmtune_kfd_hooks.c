@@ -86,6 +86,12 @@ struct svmtune_kfd_fault {
 };
 
 static struct svmtune_kfd_fault svmtune_kfd_faults[SVMTUNE_KFD_FAULT_SLOTS];
+/*
+ * Slots claimed. The migration and mapping hooks run for every caller
+ * (restore work, prefetch, eviction), not only faults: with no fault in
+ * flight they return before scanning the slots.
+ */
+static atomic_t svmtune_kfd_nr_faults = ATOMIC_INIT(0);
 
 static struct svmtune_kfd_fault *svmtune_kfd_fault_claim(void)
 {
@@ -96,6 +102,7 @@ static struct svmtune_kfd_fault *svmtune_kfd_fault_claim(void)
 		slot = &svmtune_kfd_faults[i];
 		if (READ_ONCE(slot->task) || cmpxchg(&slot->task, NULL, current))
 			continue;
+		atomic_inc(&svmtune_kfd_nr_faults);
 		memset(&slot->fault, 0, sizeof(*slot) - offsetof(typeof(*slot), fault));
 		return slot;
 	}
@@ -107,6 +114,8 @@ static struct svmtune_kfd_fault *svmtune_kfd_fault_find(void)
 {
 	int i;
 
+	if (!atomic_read(&svmtune_kfd_nr_faults))
+		return NULL;
 	for (i = 0; i < SVMTUNE_KFD_FAULT_SLOTS; i++)
 		if (READ_ONCE(svmtune_kfd_faults[i].task) == current)
 			return &svmtune_kfd_faults[i];
@@ -115,6 +124,7 @@ static struct svmtune_kfd_fault *svmtune_kfd_fault_find(void)
 
 static void svmtune_kfd_fault_release(struct svmtune_kfd_fault *slot)
 {
+	atomic_dec(&svmtune_kfd_nr_faults);
 	/* The slot's fields are done with before another task can claim it. */
 	smp_store_release(&slot->task, NULL);
 }
@@ -845,6 +855,7 @@ void svmtune_kfd_hooks_detach(void)
 	 */
 	synchronize_rcu_tasks();
 	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
+	atomic_set(&svmtune_kfd_nr_faults, 0);
 	svmtune_kfd_dev = NULL;
 }
 
@@ -878,6 +889,7 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
 	}
 
 	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
+	atomic_set(&svmtune_kfd_nr_faults, 0);
 	svmtune_kfd_dev = dev;
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
 		ret = svmtune_kfd_hook_register(hook, why, len);

@@ -29,8 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/svmtune.h>
-#include <linux/svmtune_emu.h>
+#include "svmtune_tool.h"
 
 #define PAGE 4096UL
 #define MIB (1UL << 20)
@@ -59,43 +58,11 @@ struct result {
 	struct svmtune_counters c;
 };
 
-static int write_knob(const char *name, const char *val)
-{
-	char path[128];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static int read_knob(const char *name, char *buf, size_t len)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int set_policy(const struct policy *p)
 {
-	if (write_knob("policy", p->knob) ||
-	    write_knob("granularity", p->granularity) ||
-	    write_knob("thrashing", p->thrashing))
+	if (svmtune_tool_write_knob("policy", p->knob) ||
+	    svmtune_tool_write_knob("granularity", p->granularity) ||
+	    svmtune_tool_write_knob("thrashing", p->thrashing))
 		return -1;
 	return 0;
 }
@@ -108,30 +75,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int gpu_read(int emu, char *addr, char *out)
-{
-	struct svmtune_emu_access a;
-
-	memset(&a, 0, sizeof(a));
-	a.addr = (uintptr_t)addr;
-	a.size = PAGE;
-	a.ptr = (uintptr_t)out;
-	a.op = SVMTUNE_EMU_READ;
-	return ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a) ? -errno : 0;
-}
-
-static int process_counters(int ctl, struct svmtune_counters *c)
-{
-	struct svmtune_stats st;
-
-	memset(&st, 0, sizeof(st));
-	st.scope = SVMTUNE_STATS_PROCESS;
-	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &st))
-		return -1;
-	*c = st.counters;
-	return 0;
-}
-
 /* The workload's GPU and CPU accesses on @buf; 0 or -errno. */
 static int workload(int emu, const char *name, char *buf)
 {
@@ -142,20 +85,21 @@ static int workload(int emu, const char *name, char *buf)
 
 	if (!strcmp(name, "stream")) {
 		for (i = 0; i < SIZE && !ret; i += PAGE)
-			ret = gpu_read(emu, buf + i, page);
+			ret = svmtune_tool_gpu_read(emu, buf + i, page);
 	} else if (!strcmp(name, "sparse")) {
 		for (i = 0; i < 512 && !ret; i++)
-			ret = gpu_read(emu,
-				       buf + (rand_r(&seed) % (SIZE / PAGE)) *
-						       PAGE,
-				       page);
+			ret = svmtune_tool_gpu_read(
+				emu,
+				buf + (rand_r(&seed) % (SIZE / PAGE)) * PAGE,
+				page);
 	} else if (!strcmp(name, "stride")) {
 		for (i = 0; i < SIZE && !ret; i += 256 * 1024)
-			ret = gpu_read(emu, buf + i, page);
+			ret = svmtune_tool_gpu_read(emu, buf + i, page);
 	} else {
 		for (r = 0; r < 64 && !ret; r++)
 			for (i = 0; i < 8 && !ret; i++) {
-				ret = gpu_read(emu, buf + i * 2 * MIB, page);
+				ret = svmtune_tool_gpu_read(
+					emu, buf + i * 2 * MIB, page);
 				buf[i * 2 * MIB] = (char)r;
 			}
 	}
@@ -178,14 +122,14 @@ static int measure(int emu, int ctl, const char *name, struct result *res)
 		return -ENOMEM;
 	madvise(buf, SIZE, MADV_NOHUGEPAGE);
 	memset(buf, 0x5a, SIZE);
-	if (process_counters(ctl, &before)) {
+	if (svmtune_tool_counters(ctl, &before)) {
 		munmap(buf, SIZE);
 		return -EIO;
 	}
 	t0 = now_ms();
 	ret = workload(emu, name, buf);
 	res->ms = now_ms() - t0;
-	if (!ret && process_counters(ctl, &after))
+	if (!ret && svmtune_tool_counters(ctl, &after))
 		ret = -EIO;
 	munmap(buf, SIZE);
 	for (i = 0; !ret && i < sizeof(after) / sizeof(uint64_t); i++)
@@ -230,13 +174,14 @@ int main(void)
 		return 1;
 	}
 	for (k = 0; k < 4; k++) {
-		if (read_knob(knobs[k], saved[k], sizeof(saved[k]))) {
+		if (svmtune_tool_read_knob(knobs[k], saved[k],
+					   sizeof(saved[k]))) {
 			perror("svmtune_bench: /sys/kernel/svmtune");
 			return 1;
 		}
 	}
 	/* Reversals in this emulated machine take milliseconds. */
-	write_knob("thrashing_lapse_us", "100000");
+	svmtune_tool_write_knob("thrashing_lapse_us", "100000");
 
 	printf("svmtune_bench: 32 MiB buffer, emulated GPU, best of %d runs\n",
 	       REPEAT);
@@ -263,7 +208,7 @@ int main(void)
 	}
 
 	for (k = 0; k < 4; k++)
-		write_knob(knobs[k], saved[k]);
+		svmtune_tool_write_knob(knobs[k], saved[k]);
 	if (ret) {
 		fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));
 		return 1;

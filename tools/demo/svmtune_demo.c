@@ -18,53 +18,35 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <linux/svmtune.h>
-#include <linux/svmtune_emu.h>
+#include "svmtune_tool.h"
 
 #define PAGE 4096UL
 #define SIZE (32UL << 20)
 
-static int write_knob(const char *name, const char *val)
+/* A buffer the CPU initialised: every byte 1. */
+static char *cpu_buffer(void)
 {
-	char path[128];
-	int fd, ok;
+	char *buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static int process_counters(int ctl, struct svmtune_counters *c)
-{
-	struct svmtune_stats st;
-
-	memset(&st, 0, sizeof(st));
-	st.scope = SVMTUNE_STATS_PROCESS;
-	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &st))
-		return -1;
-	*c = st.counters;
-	return 0;
+	if (buf == MAP_FAILED)
+		return NULL;
+	memset(buf, 1, SIZE);
+	return buf;
 }
 
 static int run(int emu, int ctl, const char *policy, const char *pattern)
 {
 	struct svmtune_counters before, after;
-	struct svmtune_emu_access a;
 	unsigned int seed = 42;
 	unsigned long i, n;
 	char page[PAGE];
 	char *buf;
 
-	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	buf = cpu_buffer();
+	if (!buf)
 		return -1;
-	memset(buf, 1, SIZE);
-	if (process_counters(ctl, &before))
+	if (svmtune_tool_counters(ctl, &before))
 		return -1;
 	n = !strcmp(pattern, "sequential") ? SIZE / PAGE : 256;
 	for (i = 0; i < n; i++) {
@@ -73,12 +55,7 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 				i * PAGE :
 				(rand_r(&seed) % (SIZE / PAGE)) * PAGE;
 
-		memset(&a, 0, sizeof(a));
-		a.addr = (uintptr_t)buf + off;
-		a.size = PAGE;
-		a.ptr = (uintptr_t)page;
-		a.op = SVMTUNE_EMU_READ;
-		if (ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a)) {
+		if (svmtune_tool_gpu_read(emu, buf + off, page)) {
 			perror("SVMTUNE_EMU_IOC_ACCESS");
 			return -1;
 		}
@@ -90,7 +67,7 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 	/* The CPU takes the buffer back: untouched migrated pages are waste. */
 	for (i = 0; i < SIZE; i += PAGE)
 		buf[i]++;
-	if (process_counters(ctl, &after))
+	if (svmtune_tool_counters(ctl, &after))
 		return -1;
 	printf("%-9s %-11s %8lu %7llu %11llu %9.1f %11llu\n", policy, pattern,
 	       n, (unsigned long long)(after.gpu_faults - before.gpu_faults),
@@ -109,28 +86,21 @@ static int run(int emu, int ctl, const char *policy, const char *pattern)
 static int pingpong(int emu, int ctl, const char *mode)
 {
 	struct svmtune_counters before, after;
-	struct svmtune_emu_access a;
 	char page[PAGE];
 	int r, i;
 	char *buf;
 
-	if (write_knob("thrashing", mode))
+	if (svmtune_tool_write_knob("thrashing", mode))
 		return -1;
-	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	buf = cpu_buffer();
+	if (!buf)
 		return -1;
-	memset(buf, 1, SIZE);
-	if (process_counters(ctl, &before))
+	if (svmtune_tool_counters(ctl, &before))
 		return -1;
 	for (r = 0; r < 16; r++) {
 		for (i = 0; i < 4; i++) {
-			memset(&a, 0, sizeof(a));
-			a.addr = (uintptr_t)buf + i * (2UL << 20);
-			a.size = PAGE;
-			a.ptr = (uintptr_t)page;
-			a.op = SVMTUNE_EMU_READ;
-			if (ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a)) {
+			if (svmtune_tool_gpu_read(emu, buf + i * (2UL << 20),
+						  page)) {
 				perror("SVMTUNE_EMU_IOC_ACCESS");
 				return -1;
 			}
@@ -141,7 +111,7 @@ static int pingpong(int emu, int ctl, const char *mode)
 			buf[i * (2UL << 20)] = (char)r;
 		}
 	}
-	if (process_counters(ctl, &after))
+	if (svmtune_tool_counters(ctl, &after))
 		return -1;
 	printf("%-9s %7llu %7llu %11llu %9.1f %11llu %9llu\n", mode,
 	       (unsigned long long)(after.gpu_faults - before.gpu_faults),
@@ -162,6 +132,7 @@ int main(void)
 {
 	static const char *const policies[] = { "fixed", "adaptive" };
 	static const char *const patterns[] = { "sequential", "sparse" };
+	char mode[32], lapse[32];
 	int emu, ctl, i, j;
 
 	emu = open("/dev/svmtune_emu0", O_RDWR);
@@ -170,9 +141,9 @@ int main(void)
 		perror("open /dev/svmtune_emu0 or /dev/svmtune");
 		return 1;
 	}
-	if (write_knob("granularity", "2M") ||
-	    write_knob("adaptive_min_granularity", "4K") ||
-	    write_knob("adaptive_max_granularity", "2M")) {
+	if (svmtune_tool_write_knob("granularity", "2M") ||
+	    svmtune_tool_write_knob("adaptive_min_granularity", "4K") ||
+	    svmtune_tool_write_knob("adaptive_max_granularity", "2M")) {
 		perror("sysfs");
 		return 1;
 	}
@@ -180,7 +151,7 @@ int main(void)
 	printf("%-9s %-11s %8s %7s %11s %9s %11s\n", "policy", "pattern",
 	       "accesses", "faults", "pages->gpu", "MiB->gpu", "waste pages");
 	for (i = 0; i < 2; i++) {
-		if (write_knob("policy", policies[i])) {
+		if (svmtune_tool_write_knob("policy", policies[i])) {
 			perror("sysfs policy");
 			return 1;
 		}
@@ -188,15 +159,19 @@ int main(void)
 			if (run(emu, ctl, policies[i], patterns[j]))
 				return 1;
 	}
-	write_knob("policy", "fixed");
+	svmtune_tool_write_knob("policy", "fixed");
 
 	printf("\nGPU read, CPU write, same page: 16 rounds on 4 pages\n\n");
 	printf("%-9s %7s %7s %11s %9s %11s %9s\n", "thrashing", "gpu-flt",
 	       "cpu-flt", "pages->gpu", "MiB-moved", "remote-pg", "detected");
-	if (write_knob("thrashing_lapse_us", "100000") ||
+	/* Reversals in this emulated machine take milliseconds. */
+	if (svmtune_tool_read_knob("thrashing", mode, sizeof(mode)) ||
+	    svmtune_tool_read_knob("thrashing_lapse_us", lapse,
+				   sizeof(lapse)) ||
+	    svmtune_tool_write_knob("thrashing_lapse_us", "100000") ||
 	    pingpong(emu, ctl, "detect") || pingpong(emu, ctl, "remote"))
 		return 1;
-	write_knob("thrashing", "detect");
-	write_knob("thrashing_lapse_us", "2000");
+	svmtune_tool_write_knob("thrashing", mode);
+	svmtune_tool_write_knob("thrashing_lapse_us", lapse);
 	return 0;
 }

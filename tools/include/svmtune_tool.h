@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers the user-space workloads (tools/demo, tools/bench) share: the
+ * global knobs, the caller's counters, and one GPU read on the emulated
+ * GPU. Header-only: each tool is one static binary.
+ */
+#ifndef _SVMTUNE_TOOL_H
+#define _SVMTUNE_TOOL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/svmtune.h>
+#include <linux/svmtune_emu.h>
+
+#define SVMTUNE_TOOL_PAGE 4096UL
+
+/* Write @val to /sys/kernel/svmtune/@name; 0 or -1. */
+static inline int svmtune_tool_write_knob(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Read /sys/kernel/svmtune/@name into @buf; 0 or -1. */
+static inline int svmtune_tool_read_knob(const char *name, char *buf,
+					 size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The engine's counters of the calling process; 0 or -1. */
+static inline int svmtune_tool_counters(int ctl, struct svmtune_counters *c)
+{
+	struct svmtune_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_PROCESS;
+	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &st))
+		return -1;
+	*c = st.counters;
+	return 0;
+}
+
+/* The emulated GPU reads the page at @addr into @out; 0 or -errno. */
+static inline int svmtune_tool_gpu_read(int emu, const char *addr, char *out)
+{
+	struct svmtune_emu_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)addr;
+	a.size = SVMTUNE_TOOL_PAGE;
+	a.ptr = (uintptr_t)out;
+	a.op = SVMTUNE_EMU_READ;
+	return ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a) ? -errno : 0;
+}
+
+#endif /* _SVMTUNE_TOOL_H */
