@@ -9,6 +9,11 @@
  * Each open file is a GPU context bound to the opener's address space, with
  * a device page table (an xarray indexed by virtual page number) kept
  * coherent by an mmu_interval_notifier over the whole address space.
+ * Every invalidation erases the entries it covers, but only one that
+ * overlaps a walk in flight (a map or a snapshot, listed in ctx->walks)
+ * moves the notifier's sequence: an munmap or a migration elsewhere in the
+ * process does not make every in-flight map start over, which under
+ * steady CPU traffic would never end.
  *
  * A GPU access to a page the table does not map is a device fault: the
  * engine decides the window and the action; the context migrates the window
@@ -17,7 +22,8 @@
  * remotely. A CPU touch of a VRAM page calls ->migrate_to_ram(), which also
  * asks the engine how much to bring back.
  *
- * Locking: ctx->lock (a mutex) protects the device page table; it is taken
+ * Locking: ctx->lock (a mutex) protects the device page table and the
+ * list of walks in flight; it is taken
  * by the invalidation callback, so nothing allocates with reclaim or calls
  * into the mm while holding it. edev->lock (a spinlock) protects the VRAM
  * free list. Neither is held when calling the engine.
@@ -124,8 +130,9 @@ struct svmtune_emu_device {
  * @edev: its device
  * @mm: the bound address space (mmgrab()ed)
  * @notifier: keeps @pt coherent with the CPU page tables
- * @lock: protects @pt
+ * @lock: protects @pt and @walks
  * @pt: device page table: virtual page number -> xa_mk_value(entry)
+ * @walks: the hmm_range_fault() walks in flight (struct svmtune_emu_walk)
  */
 struct svmtune_emu_ctx {
 	struct svmtune_emu_device *edev;
@@ -133,7 +140,48 @@ struct svmtune_emu_ctx {
 	struct mmu_interval_notifier notifier;
 	struct mutex lock;
 	struct xarray pt;
+	struct list_head walks;
 };
+
+/**
+ * struct svmtune_emu_walk - a span whose CPU page table state is being read
+ * @node: in ctx->walks
+ * @start: first address
+ * @end: end (exclusive)
+ *
+ * An invalidation that overlaps a walk moves the notifier sequence, so the
+ * walk's mmu_interval_read_retry() sees it and starts over.
+ */
+struct svmtune_emu_walk {
+	struct list_head node;
+	unsigned long start;
+	unsigned long end;
+};
+
+static void svmtune_emu_walk_begin(struct svmtune_emu_ctx *ctx,
+				   struct svmtune_emu_walk *walk,
+				   unsigned long start, unsigned long end)
+{
+	walk->start = start;
+	walk->end = end;
+	mutex_lock(&ctx->lock);
+	list_add(&walk->node, &ctx->walks);
+	mutex_unlock(&ctx->lock);
+}
+
+/* Called with ctx->lock held. */
+static void svmtune_emu_walk_end_locked(struct svmtune_emu_walk *walk)
+{
+	list_del(&walk->node);
+}
+
+static void svmtune_emu_walk_end(struct svmtune_emu_ctx *ctx,
+				 struct svmtune_emu_walk *walk)
+{
+	mutex_lock(&ctx->lock);
+	svmtune_emu_walk_end_locked(walk);
+	mutex_unlock(&ctx->lock);
+}
 
 /* Device page table entry: pfn << 16 | fragment shift << 8 | flags. */
 #define PTE_LOCAL	(1UL << 0)
@@ -399,6 +447,7 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 				   unsigned long cur_seq)
 {
 	struct svmtune_emu_ctx *ctx = container_of(mni, struct svmtune_emu_ctx, notifier);
+	struct svmtune_emu_walk *walk;
 	unsigned long index;
 	void *entry;
 
@@ -406,7 +455,12 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 		mutex_lock(&ctx->lock);
 	else if (!mutex_trylock(&ctx->lock))
 		return false;
-	mmu_interval_set_seq(mni, cur_seq);
+	list_for_each_entry(walk, &ctx->walks, node) {
+		if (walk->start < range->end && range->start < walk->end) {
+			mmu_interval_set_seq(mni, cur_seq);
+			break;
+		}
+	}
 	xa_for_each_range(&ctx->pt, index, entry, range->start >> PAGE_SHIFT,
 			  (range->end - 1) >> PAGE_SHIFT)
 		xa_erase(&ctx->pt, index);
@@ -419,15 +473,51 @@ static const struct mmu_interval_notifier_ops svmtune_emu_notifier_ops = {
 };
 
 /*
+ * A write to a read-only page of this device's VRAM (shared after fork(),
+ * or migrated from a read-only CPU page): hmm_range_fault() reports such a
+ * page as it is, without faulting it for write, because the device owns
+ * it. Device-private memory cannot be copied on write in place, so the
+ * page is faulted for write as the CPU would: migrate_to_ram() brings it
+ * back to system memory (svmtune_emu_cpu_fault()) and the write fault then
+ * breaks the sharing. The next device fault may migrate it again.
+ */
+static int svmtune_emu_break_cow(struct svmtune_emu_ctx *ctx, unsigned long addr)
+{
+	unsigned long pfn = 0;
+	struct hmm_range range = {
+		.notifier = &ctx->notifier,
+		.start = addr,
+		.end = addr + PAGE_SIZE,
+		.hmm_pfns = &pfn,
+		.default_flags = HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE,
+		/* No owner: the device's own pages are faulted too. */
+	};
+	int ret;
+
+	range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
+	mmap_read_lock(ctx->mm);
+	ret = hmm_range_fault(&range);
+	mmap_read_unlock(ctx->mm);
+	/* -EBUSY: something changed the page meanwhile; the caller walks again. */
+	return ret == -EBUSY ? 0 : ret;
+}
+
+/*
  * Map [start, end) in the device page table as the CPU page tables have
  * it, faulting pages in. Pages in this device's VRAM map locally, others
- * remotely. Returns how many pages were mapped remotely, or an error.
+ * remotely. Counts in @retries the walks that started over because pages
+ * of the window changed. Returns how many pages were mapped remotely, or
+ * an error:
+ * -EBUSY when the pages kept changing for HMM_RANGE_DEFAULT_TIMEOUT,
+ * -EINTR on a fatal signal.
  */
 static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
-			    unsigned long end, bool write, unsigned int shift)
+			    unsigned long end, bool write, unsigned int shift,
+			    u64 *retries)
 {
 	unsigned long npages = (end - start) >> PAGE_SHIFT, i, remote;
 	unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	struct svmtune_emu_walk walk;
 	struct hmm_range range = {
 		.notifier = &ctx->notifier,
 		.start = start,
@@ -441,23 +531,48 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	if (!range.hmm_pfns)
 		return -ENOMEM;
 
+	svmtune_emu_walk_begin(ctx, &walk, start, end);
 	for (;;) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_walk;
+		}
 		if (time_after(jiffies, timeout)) {
 			ret = -EBUSY;
-			goto out_free;
+			goto out_walk;
 		}
 		range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
 		mmap_read_lock(ctx->mm);
 		ret = hmm_range_fault(&range);
 		mmap_read_unlock(ctx->mm);
-		if (ret == -EBUSY)
+		if (ret == -EBUSY) {
+			(*retries)++;
 			continue;
+		}
 		if (ret)
-			goto out_free;
+			goto out_walk;
+		if (write) {
+			for (i = 0; i < npages; i++) {
+				unsigned long hpfn = range.hmm_pfns[i];
+				struct page *page = hmm_pfn_to_page(hpfn);
+
+				if ((hpfn & HMM_PFN_VALID) && !(hpfn & HMM_PFN_WRITE) &&
+				    is_device_private_page(page) &&
+				    page->pgmap == &ctx->edev->pagemap)
+					break;
+			}
+			if (i < npages) {
+				ret = svmtune_emu_break_cow(ctx, start + (i << PAGE_SHIFT));
+				if (ret)
+					goto out_walk;
+				continue;
+			}
+		}
 		mutex_lock(&ctx->lock);
 		if (!mmu_interval_read_retry(&ctx->notifier, range.notifier_seq))
 			break;
 		mutex_unlock(&ctx->lock);
+		(*retries)++;
 	}
 
 	remote = 0;
@@ -481,9 +596,13 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 		if (ret)
 			break;
 	}
+	svmtune_emu_walk_end_locked(&walk);
 	mutex_unlock(&ctx->lock);
 	if (!ret)
 		ret = remote;
+	goto out_free;
+out_walk:
+	svmtune_emu_walk_end(ctx, &walk);
 out_free:
 	kvfree(range.hmm_pfns);
 	return ret;
@@ -494,6 +613,7 @@ struct svmtune_emu_tally {
 	u64 faults;
 	u64 migrated;
 	u64 remote;
+	u64 retries;
 };
 
 /* A device fault at @addr: ask the engine, migrate and map what it says. */
@@ -528,7 +648,8 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	}
 	mmap_read_unlock(ctx->mm);
 
-	ret = svmtune_emu_map(ctx, d.start, d.end, write, d.granularity);
+	ret = svmtune_emu_map(ctx, d.start, d.end, write, d.granularity,
+			      &tally->retries);
 	if (ret >= 0)
 		result.remote = ret;
 	svmtune_account(&edev->core, ctx->mm, &fault, &d, &result);
@@ -617,7 +738,7 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	long ret;
 
 	if (arg->flags || arg->faults || arg->migrated || arg->remote ||
-	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	    arg->retries || arg->reserved)
 		return -EINVAL;
 	if (arg->op != SVMTUNE_EMU_READ && arg->op != SVMTUNE_EMU_WRITE)
 		return -EINVAL;
@@ -664,6 +785,7 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	arg->faults = tally.faults;
 	arg->migrated = tally.migrated;
 	arg->remote = tally.remote;
+	arg->retries = tally.retries;
 out_free:
 	kvfree(bounce);
 out_mmput:
@@ -762,13 +884,30 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 			.dev_private_owner = ctx->edev,
 		};
 
-		/* Snapshot: no fault flags, so nothing is faulted in. */
+		unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+		struct svmtune_emu_walk walk;
+
+		/*
+		 * Snapshot: no fault flags, so nothing is faulted in. Retried
+		 * while pages of this chunk change, within a bound, and never
+		 * past a fatal signal.
+		 */
+		svmtune_emu_walk_begin(ctx, &walk, range.start, range.end);
 		do {
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+			if (time_after(jiffies, timeout)) {
+				ret = -EBUSY;
+				break;
+			}
 			range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
 			mmap_read_lock(ctx->mm);
 			ret = hmm_range_fault(&range);
 			mmap_read_unlock(ctx->mm);
 		} while (ret == -EBUSY);
+		svmtune_emu_walk_end(ctx, &walk);
 		if (ret == -EFAULT) {
 			/* Unmapped addresses: report them as absent. */
 			memset(pfns, 0, n * sizeof(*pfns));
@@ -859,6 +998,7 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 	ctx->edev = edev;
 	mutex_init(&ctx->lock);
 	xa_init(&ctx->pt);
+	INIT_LIST_HEAD(&ctx->walks);
 	ret = mmu_interval_notifier_insert(&ctx->notifier, current->mm, 0,
 					   ULONG_MAX & PAGE_MASK,
 					   &svmtune_emu_notifier_ops);

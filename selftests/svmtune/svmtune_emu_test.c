@@ -716,10 +716,14 @@ TEST_F(emu, bad_input_refused)
 	a.size = PAGE;
 	a.ptr = (uintptr_t)page;
 	a.op = SVMTUNE_EMU_READ;
-	a.reserved[0] = 1;
+	a.reserved = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
 	EXPECT_EQ(EINVAL, errno);
-	a.reserved[0] = 0;
+	a.reserved = 0;
+	a.retries = 1; /* output only */
+	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.retries = 0;
 	a.flags = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
 	EXPECT_EQ(EINVAL, errno);
@@ -939,6 +943,105 @@ TEST_F(emu, concurrent_access_policy_cpu_and_munmap)
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
 				SVMTUNE_EMU_WRITE, NULL));
 	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+}
+
+/*
+ * An invalidation elsewhere in the address space must not make a device
+ * fault's mapping walk start over: with one notifier over the whole
+ * address space, a process whose CPU threads keep changing other memory
+ * would make every GPU map retry, and under steady traffic never finish.
+ * Here one thread keeps unmapping and remapping a separate region while
+ * the GPU faults in 2 MiB windows of the buffer (THP off there, so that
+ * khugepaged does not change its pages meanwhile): no walk may retry.
+ */
+static void *churn_other_region(void *p)
+{
+	struct race *r = p;
+
+	while (race_running(r)) {
+		char *q = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (q == MAP_FAILED) {
+			race_error(r);
+			break;
+		}
+		memset(q, 1, 64 * PAGE);
+		mprotect(q, 64 * PAGE, PROT_READ);
+		munmap(q, 64 * PAGE);
+	}
+	return NULL;
+}
+
+TEST_F(emu, unrelated_invalidations_do_not_retry_device_faults)
+{
+	struct race r = { .fd = self->fd,
+			  .buf = self->buf,
+			  .size = self->size };
+	struct svmtune_emu_access a;
+	unsigned long off, faults = 0, retries = 0;
+	pthread_t churn;
+	int round;
+
+	ASSERT_EQ(0, madvise(self->buf, self->size, MADV_NOHUGEPAGE));
+	memset(self->buf, 7, self->size);
+	ASSERT_EQ(0, pthread_create(&churn, NULL, churn_other_region, &r));
+	for (round = 0; round < 4; round++) {
+		for (off = 0; off < self->size; off += 2 * MIB) {
+			ASSERT_EQ(0,
+				  gpu_access(self->fd, self->buf + off, 2 * MIB,
+					     self->tmp, SVMTUNE_EMU_READ, &a));
+			faults += a.faults;
+			retries += a.retries;
+		}
+		/* Back to system memory: the next round faults again. */
+		ASSERT_EQ(0, emu_migrate(self->fd, self->buf, self->size,
+					 SVMTUNE_EMU_TO_SYSTEM, NULL));
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(churn, NULL);
+	EXPECT_EQ(0, __atomic_load_n(&r.errors, __ATOMIC_RELAXED));
+	EXPECT_EQ(4 * self->size / (2 * MIB), faults);
+	EXPECT_EQ(0, retries);
+}
+
+/*
+ * After fork() the device pages of a private mapping are shared read-only
+ * by parent and child. A GPU write to one must still succeed (the kernel
+ * cannot copy device-private memory on write: the page comes back to
+ * system memory and the write breaks the sharing), and neither process
+ * may see the other's later writes.
+ */
+TEST_F(emu, gpu_write_after_fork_breaks_cow)
+{
+	struct svmtune_emu_access a;
+	char page[PAGE];
+	int status;
+	pid_t pid;
+
+	fill_pattern(self->tmp, 2 * MIB, 21);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, self->tmp,
+				SVMTUNE_EMU_WRITE, &a));
+	ASSERT_GT(a.migrated, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* The child sees what was written before the fork... */
+		if (memcmp(self->buf, self->tmp, 2 * MIB))
+			_exit(1);
+		/* ...and its own writes stay its own. */
+		memset(self->buf + PAGE, 0x5a, PAGE);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	memset(page, 0xc3, PAGE);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_WRITE, NULL));
+	memcpy(self->tmp, page, PAGE);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, 2 * MIB));
 }
 
 TEST_F(emu, read_only_mapping_refuses_gpu_write)

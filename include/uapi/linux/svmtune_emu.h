@@ -33,6 +33,9 @@
  * @faults: out: device faults taken
  * @migrated: out: pages migrated to this device by those faults
  * @remote: out: pages those faults mapped remotely (in system memory)
+ * @retries: out: times a fault's mapping walk started over because pages
+ *	of its window changed under it (an invalidation elsewhere in the
+ *	address space does not count); must be zero on input
  * @reserved: must be zero
  */
 struct svmtune_emu_access {
@@ -44,7 +47,8 @@ struct svmtune_emu_access {
 	__u64 faults;
 	__u64 migrated;
 	__u64 remote;
-	__u64 reserved[2];
+	__u64 retries;
+	__u64 reserved;
 };
 
 #define SVMTUNE_EMU_TO_DEVICE	1
