@@ -458,7 +458,7 @@ static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
 {
 	struct svmtune_mm *smm;
 
-	smm = kzalloc(sizeof(*smm), GFP_KERNEL);
+	smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
 	if (!smm)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&smm->lock);
@@ -570,7 +570,8 @@ EXPORT_SYMBOL_GPL(svmtune_mm_attach);
 
 int svmtune_mm_init(void)
 {
-	svmtune_range_cache = KMEM_CACHE(svmtune_range, 0);
+	/* Ranges are made on behalf of a process: charged to its memory cgroup. */
+	svmtune_range_cache = KMEM_CACHE(svmtune_range, SLAB_ACCOUNT);
 	return svmtune_range_cache ? 0 : -ENOMEM;
 }
 

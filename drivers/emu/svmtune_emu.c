@@ -746,22 +746,27 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
+	/*
+	 * One page of bounce buffer, whatever the size: the user's data is
+	 * copied a page at a time, with no lock held, so an access of
+	 * SVMTUNE_EMU_MAX_BYTES costs no more kernel memory than one of a page.
+	 */
 	uptr = u64_to_user_ptr(arg->ptr);
-	bounce = kvmalloc(arg->size, GFP_KERNEL);
+	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!bounce) {
 		ret = -ENOMEM;
 		goto out_mmput;
 	}
-	if (write && copy_from_user(bounce, uptr, arg->size)) {
-		ret = -EFAULT;
-		goto out_free;
-	}
 
 	for (addr = arg->addr; addr < arg->addr + arg->size; addr += PAGE_SIZE) {
-		void *page_buf = bounce + (addr - arg->addr);
+		void __user *user_page = uptr + (addr - arg->addr);
 
+		if (write && copy_from_user(bounce, user_page, PAGE_SIZE)) {
+			ret = -EFAULT;
+			break;
+		}
 		for (tries = 0;; tries++) {
-			ret = svmtune_emu_touch(ctx, addr, page_buf, write);
+			ret = svmtune_emu_touch(ctx, addr, bounce, write);
 			if (ret != -EAGAIN)
 				break;
 			if (tries == SVMTUNE_EMU_FAULT_RETRIES) {
@@ -774,20 +779,21 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 		}
 		if (ret)
 			break;
+		if (!write && copy_to_user(user_page, bounce, PAGE_SIZE)) {
+			ret = -EFAULT;
+			break;
+		}
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 	}
 
-	if (!ret && !write && copy_to_user(uptr, bounce, arg->size))
-		ret = -EFAULT;
 	arg->faults = tally.faults;
 	arg->migrated = tally.migrated;
 	arg->remote = tally.remote;
 	arg->retries = tally.retries;
-out_free:
-	kvfree(bounce);
+	kfree(bounce);
 out_mmput:
 	mmput(ctx->mm);
 	return ret;
@@ -992,7 +998,7 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 	ret = svmtune_mm_attach(current->mm);
 	if (ret)
 		return ret;
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
 	ctx->edev = edev;
