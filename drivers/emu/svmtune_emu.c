@@ -30,6 +30,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hmm.h>
 #include <linux/highmem.h>
 #include <linux/ioport.h>
@@ -1054,13 +1055,24 @@ static const struct svmtune_device_ops svmtune_emu_core_ops = {
 };
 
 /* Bring every VRAM page still in use back to system memory. */
-static void svmtune_emu_evict_all(struct svmtune_emu_device *edev)
+static unsigned long svmtune_emu_pages_in_use(struct svmtune_emu_device *edev)
+{
+	unsigned long n;
+
+	spin_lock(&edev->lock);
+	n = edev->npages - edev->nfree;
+	spin_unlock(&edev->lock);
+	return n;
+}
+
+/* One pass of migrate_device_range() over all VRAM: what it can lock moves. */
+static void svmtune_emu_evict_pass(struct svmtune_emu_device *edev,
+				   unsigned long *src, unsigned long *dst)
 {
 	unsigned long npages = edev->npages, i;
-	unsigned long *src, *dst;
 
-	src = kvcalloc(npages, sizeof(*src), GFP_KERNEL | __GFP_NOFAIL);
-	dst = kvcalloc(npages, sizeof(*dst), GFP_KERNEL | __GFP_NOFAIL);
+	memset(src, 0, npages * sizeof(*src));
+	memset(dst, 0, npages * sizeof(*dst));
 	migrate_device_range(src, edev->pfn_first, npages);
 	for (i = 0; i < npages; i++) {
 		struct page *spage = migrate_pfn_to_page(src[i]);
@@ -1077,6 +1089,36 @@ static void svmtune_emu_evict_all(struct svmtune_emu_device *edev)
 	}
 	migrate_device_pages(src, dst, npages);
 	migrate_device_finalize(src, dst, npages);
+}
+
+/*
+ * Bring every VRAM page still in use back to system memory before the
+ * device goes away. migrate_device_range() only trylocks pages, so a page
+ * a CPU fault or a migration holds at that moment is skipped; and
+ * memunmap_pages() waits for every page to be freed, so a single pass
+ * could leave rmmod waiting forever on a page still mapped in a process.
+ * So passes repeat until every page is free again (the free stack is
+ * full). No context is open (each holds a module reference), so no new
+ * page is allocated meanwhile; pages only leave.
+ */
+static void svmtune_emu_evict_all(struct svmtune_emu_device *edev)
+{
+	unsigned long npages = edev->npages, in_use, last = ULONG_MAX;
+	unsigned long *src, *dst;
+	unsigned int pass;
+
+	src = kvcalloc(npages, sizeof(*src), GFP_KERNEL | __GFP_NOFAIL);
+	dst = kvcalloc(npages, sizeof(*dst), GFP_KERNEL | __GFP_NOFAIL);
+	for (pass = 0; (in_use = svmtune_emu_pages_in_use(edev)); pass++) {
+		/* A pass that freed nothing: let the holders finish. */
+		if (in_use == last)
+			msleep(10);
+		last = in_use;
+		svmtune_emu_evict_pass(edev, src, dst);
+	}
+	if (pass > 1)
+		pr_info("%s: %u eviction passes to free device memory\n",
+			edev->name, pass);
 	kvfree(src);
 	kvfree(dst);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,76 @@ TEST_F(module, preferred_other_device_maps_remote)
 	close(gpu1);
 	close(ctl);
 	ASSERT_EQ(0, unload_emu());
+}
+
+/*
+ * rmmod of the emulated GPU while its memory holds a process's pages, with
+ * a thread of that process reading them back page by page meanwhile (each
+ * CPU fault holds the page that eviction wants to lock). Every page must
+ * come back to system memory with its bytes, and the unload must end
+ * (a single eviction pass left rmmod waiting forever on skipped pages).
+ */
+struct reader {
+	volatile char *buf;
+	unsigned long size;
+	unsigned long sum;
+};
+
+static void *read_pages(void *p)
+{
+	struct reader *r = p;
+	unsigned long off;
+
+	for (off = 0; off < r->size; off += 4096)
+		r->sum += r->buf[off];
+	return NULL;
+}
+
+TEST_F(module, unload_with_resident_pages_keeps_every_byte)
+{
+	const unsigned long size = 8 << 20;
+	struct svmtune_emu_access a;
+	struct reader r = { 0 };
+	unsigned long i;
+	pthread_t thread;
+	int ctl, gpu;
+	char *buf, *data;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	ctl = open(SVMTUNE_DEV, O_RDWR);
+	gpu = open("/dev/svmtune_emu0", O_RDWR);
+	ASSERT_GE(ctl, 0);
+	ASSERT_GE(gpu, 0);
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	data = malloc(size);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_NE(NULL, data);
+	for (i = 0; i < size; i++)
+		data[i] = (char)(i * 7 + i / 4096);
+
+	/* The GPU writes it all: every page moves to device memory. */
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)buf;
+	a.size = size;
+	a.ptr = (uintptr_t)data;
+	a.op = SVMTUNE_EMU_WRITE;
+	ASSERT_EQ(0, ioctl(gpu, SVMTUNE_EMU_IOC_ACCESS, &a));
+	ASSERT_EQ(size / 4096, a.migrated);
+	close(gpu);
+
+	/* CPU faults bring back one page at a time while the module goes. */
+	ASSERT_EQ(0, svmtune_set_policy(ctl, buf, size,
+					SVMTUNE_POLICY_GRANULARITY, 12, 0, 0));
+	close(ctl);
+	r.buf = buf;
+	r.size = size;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, read_pages, &r));
+	EXPECT_EQ(0, unload_emu()) TH_LOG("delete_module: %s", strerror(errno));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, memcmp(buf, data, size));
+	munmap(buf, size);
+	free(data);
 }
 
 TEST_HARNESS_MAIN
