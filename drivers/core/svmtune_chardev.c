@@ -204,7 +204,7 @@ static void svmtune_get_policy_fill(struct svmtune_range_policy *arg,
 	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
 	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
 	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
-			       eff.granularity : READ_ONCE(svmtune_granularity);
+			       eff.granularity : svmtune_policy_window(range);
 	arg->eff_preferred_loc = eff.preferred_loc;
 	arg->eff_access = eff.access;
 }

@@ -163,6 +163,7 @@ extern unsigned int svmtune_thrashing_lapse_us;
 extern unsigned int svmtune_thrashing_pin_ms;
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
+unsigned int svmtune_policy_window(const struct svmtune_range *range);
 void svmtune_policy_effective(const struct svmtune_mm *smm,
 			      const struct svmtune_range *range,
 			      struct svmtune_policy *eff);

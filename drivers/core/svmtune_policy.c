@@ -106,6 +106,28 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 }
 
 /**
+ * svmtune_policy_window() - the window a device fault in @range would use
+ *	when no range, process or global fixed granularity applies
+ * @range: the range, or NULL for an address no range covers yet
+ *
+ * In adaptive mode, the range's current adaptive window (a new range starts
+ * at 64 KiB within the adaptive bounds); otherwise the global
+ * ``granularity`` knob. Caller holds the range's svmtune_mm.lock.
+ *
+ * Return: log2 bytes.
+ */
+unsigned int svmtune_policy_window(const struct svmtune_range *range)
+{
+	if (!READ_ONCE(svmtune_adaptive))
+		return READ_ONCE(svmtune_granularity);
+	if (range)
+		return range->ad.shift;
+	return clamp_t(unsigned int, SVMTUNE_ADAPTIVE_START,
+		       READ_ONCE(svmtune_adaptive_min),
+		       READ_ONCE(svmtune_adaptive_max));
+}
+
+/**
  * svmtune_default_granularity() - the block size new ranges of a process get
  * @mm: the address space; the caller keeps it alive
  *

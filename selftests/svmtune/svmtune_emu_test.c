@@ -639,6 +639,46 @@ TEST_F(emu, adaptive_grows_on_sequential_access)
 	EXPECT_EQ(512, last);
 }
 
+/*
+ * GET_POLICY's eff_granularity is the window a device fault there would
+ * take: in adaptive mode the range's adaptive window, not the global
+ * granularity knob (2 MiB here).
+ */
+TEST_F(emu, get_policy_reports_the_adaptive_window)
+{
+	struct svmtune_range_policy p;
+	unsigned long off, last = 0;
+	char page[PAGE];
+	uint32_t e;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf;
+	p.size = PAGE;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	/* No fault yet: a new range starts at 64 KiB. */
+	EXPECT_EQ(16, p.eff_granularity);
+
+	/* Sequential faults grow the window; GET_POLICY follows it. */
+	for (off = 0; off < 2 * MIB; off += PAGE) {
+		struct svmtune_emu_access a;
+
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &a));
+		if (a.faults)
+			last = off;
+	}
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf + last, PAGE, &e));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf + last;
+	p.size = PAGE;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	EXPECT_LT(16, p.eff_granularity);
+	EXPECT_EQ(SVMTUNE_EMU_PAGE_FRAG(e), p.eff_granularity);
+}
+
 TEST_F(emu, adaptive_stays_small_on_sparse_access)
 {
 	struct svmtune_emu_access out;

@@ -95,7 +95,9 @@ struct svmtune_version {
  * @extent_end: out (GET): end of the part of the range, from @start, over
  *	which the policy is the same as at @start
  * @eff_granularity: out (GET): the granularity in effect at @start once
- *	process and global defaults are applied
+ *	process and global defaults are applied: the window a device fault
+ *	there takes now (under the adaptive policy, the range's current
+ *	adaptive window)
  * @eff_preferred_loc: out (GET): the preferred location in effect
  * @eff_access: out (GET): the access mode in effect
  * @reserved0: must be zero
