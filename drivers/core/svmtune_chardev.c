@@ -272,10 +272,13 @@ static long svmtune_ioctl_set_process_policy(struct file *file, void *data)
 	if (IS_ERR(smm))
 		return PTR_ERR(smm);
 	spin_lock(&smm->lock);
-	svmtune_policy_apply(&smm->defaults, arg->set, &pol);
+	if (svmtune_policy_names_dead_device(arg->set, &pol))
+		ret = -ENODEV;
+	else
+		svmtune_policy_apply(&smm->defaults, arg->set, &pol);
 	spin_unlock(&smm->lock);
 	mmput(mm);
-	return 0;
+	return ret;
 }
 
 static long svmtune_ioctl_get_process_policy(struct file *file, void *data)

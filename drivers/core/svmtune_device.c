@@ -20,6 +20,19 @@ static LIST_HEAD(svmtune_devices);
 static DEFINE_MUTEX(svmtune_devices_lock);
 static DEFINE_IDA(svmtune_device_ida);
 
+/*
+ * The ids of registered devices, read under an address space's
+ * svmtune_mm.lock (where a mutex cannot be taken) by policy writers: a
+ * policy may name a device only while its bit is set. See
+ * svmtune_device_unregister().
+ */
+static DECLARE_BITMAP(svmtune_device_live, SVMTUNE_LOC_MAX_DEVICE + 1);
+
+bool svmtune_device_live_locked(u32 id)
+{
+	return id <= SVMTUNE_LOC_MAX_DEVICE && test_bit(id, svmtune_device_live);
+}
+
 /**
  * svmtune_device_register() - make a backend's device known to the engine
  * @dev: the device; @dev->name, @dev->owner and @dev->ops set by the caller
@@ -40,6 +53,7 @@ int svmtune_device_register(struct svmtune_device *dev)
 		atomic64_set(&dev->counters[i], 0);
 	mutex_lock(&svmtune_devices_lock);
 	list_add_tail(&dev->node, &svmtune_devices);
+	set_bit(id, svmtune_device_live);
 	mutex_unlock(&svmtune_devices_lock);
 	pr_info("device %u registered: %s\n", dev->id, dev->name);
 	return 0;
@@ -49,12 +63,21 @@ EXPORT_SYMBOL_GPL(svmtune_device_register);
 /**
  * svmtune_device_unregister() - forget a device
  * @dev: a registered device; the backend no longer calls the engine for it
+ *
+ * Every policy that names the device as preferred location goes back to
+ * unset before the id can be given to another device: otherwise a range
+ * tuned for a GPU that went away would follow whichever device registers
+ * next with its id. The live bit is cleared first, so a policy write
+ * racing with this either lands before the purge of its address space
+ * (and is purged) or sees the bit clear and fails with -ENODEV.
  */
 void svmtune_device_unregister(struct svmtune_device *dev)
 {
 	mutex_lock(&svmtune_devices_lock);
 	list_del(&dev->node);
+	clear_bit(dev->id, svmtune_device_live);
 	mutex_unlock(&svmtune_devices_lock);
+	svmtune_mm_forget_device(dev->id);
 	ida_free(&svmtune_device_ida, dev->id);
 	pr_info("device %u unregistered: %s\n", dev->id, dev->name);
 }

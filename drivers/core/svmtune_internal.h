@@ -164,12 +164,15 @@ extern unsigned int svmtune_thrashing_pin_ms;
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 unsigned int svmtune_policy_window(const struct svmtune_range *range);
+void svmtune_mm_forget_device(u32 id);
+bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
 void svmtune_policy_effective(const struct svmtune_mm *smm,
 			      const struct svmtune_range *range,
 			      struct svmtune_policy *eff);
 void svmtune_adaptive_init(struct svmtune_adaptive *ad);
 
 /* svmtune_device.c */
+bool svmtune_device_live_locked(u32 id);
 int svmtune_device_info(u32 id, struct svmtune_device_info *info);
 int svmtune_device_counters(u32 id, u64 *counters);
 void svmtune_device_counters_sum(u64 *counters);

@@ -253,6 +253,11 @@ int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
 
 	for (;;) {
 		spin_lock(&smm->lock);
+		if (svmtune_policy_names_dead_device(set, pol)) {
+			spin_unlock(&smm->lock);
+			ret = -ENODEV;
+			goto out_free;
+		}
 		need = svmtune_range_set_need(smm, start, end);
 		if (smm->nr_ranges + need > SVMTUNE_MAX_RANGES) {
 			spin_unlock(&smm->lock);
@@ -567,6 +572,37 @@ int svmtune_mm_attach(struct mm_struct *mm)
 	return PTR_ERR_OR_ZERO(svmtune_mm_get(mm));
 }
 EXPORT_SYMBOL_GPL(svmtune_mm_attach);
+
+/**
+ * svmtune_mm_forget_device() - drop a device id from every policy
+ * @id: the id of a device being unregistered (its live bit already clear)
+ *
+ * Range policies and process defaults that prefer the device go back to
+ * unset. Walks every address space's ranges under its lock, inside an RCU
+ * read section (states are freed after a grace period); only device
+ * unregistration calls it.
+ */
+void svmtune_mm_forget_device(u32 id)
+{
+	struct svmtune_range *range;
+	struct svmtune_mm *smm;
+	struct rb_node *node;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(svmtune_mm_hash, bkt, smm, hnode) {
+		spin_lock(&smm->lock);
+		if (smm->defaults.preferred_loc == id)
+			smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
+		for (node = rb_first(&smm->ranges); node; node = rb_next(node)) {
+			range = rb_entry(node, struct svmtune_range, node);
+			if (range->pol.preferred_loc == id)
+				range->pol.preferred_loc = SVMTUNE_LOC_UNSET;
+		}
+		spin_unlock(&smm->lock);
+	}
+	rcu_read_unlock();
+}
 
 int svmtune_mm_init(void)
 {

@@ -127,6 +127,19 @@ unsigned int svmtune_policy_window(const struct svmtune_range *range)
 		       READ_ONCE(svmtune_adaptive_max));
 }
 
+/*
+ * Whether @pol, about to be applied with @set, names a device that is not
+ * registered (any more). Called under the svmtune_mm.lock the policy is
+ * stored under, which orders it against svmtune_mm_forget_device().
+ */
+bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol)
+{
+	u32 loc = pol->preferred_loc;
+
+	return (set & SVMTUNE_POLICY_PREFERRED_LOC) && loc != SVMTUNE_LOC_UNSET &&
+	       loc != SVMTUNE_LOC_SYSTEM && !svmtune_device_live_locked(loc);
+}
+
 /**
  * svmtune_default_granularity() - the block size new ranges of a process get
  * @mm: the address space; the caller keeps it alive

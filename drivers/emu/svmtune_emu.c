@@ -1112,7 +1112,7 @@ static void svmtune_emu_evict_all(struct svmtune_emu_device *edev)
 	for (pass = 0; (in_use = svmtune_emu_pages_in_use(edev)); pass++) {
 		/* A pass that freed nothing: let the holders finish. */
 		if (in_use == last)
-			msleep(10);
+			msleep(20);
 		last = in_use;
 		svmtune_emu_evict_pass(edev, src, dst);
 	}

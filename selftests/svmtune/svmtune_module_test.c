@@ -210,7 +210,7 @@ TEST_F(module, preferred_other_device_maps_remote)
  * (a single eviction pass left rmmod waiting forever on skipped pages).
  */
 struct reader {
-	volatile char *buf;
+	char *buf;
 	unsigned long size;
 	unsigned long sum;
 };
@@ -221,7 +221,7 @@ static void *read_pages(void *p)
 	unsigned long off;
 
 	for (off = 0; off < r->size; off += 4096)
-		r->sum += r->buf[off];
+		r->sum += __atomic_load_n(&r->buf[off], __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -270,6 +270,59 @@ TEST_F(module, unload_with_resident_pages_keeps_every_byte)
 	EXPECT_EQ(0, memcmp(buf, data, size));
 	munmap(buf, size);
 	free(data);
+}
+
+/*
+ * A policy that prefers a device must not outlive the device: its id is
+ * given to the next device that registers, and the range would follow a
+ * GPU it was never tuned for. Unloading the backend resets such range
+ * policies and process defaults to unset.
+ */
+TEST_F(module, unregistered_device_leaves_no_policy_behind)
+{
+	struct svmtune_process_policy pp;
+	struct svmtune_range_policy p;
+	const unsigned long size = 2 << 20;
+	uint32_t id1;
+	int ctl;
+	char *buf;
+
+	ASSERT_EQ(0, unload_emu());
+	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=2 vram_mb=8"));
+	ctl = open(SVMTUNE_DEV, O_RDWR);
+	ASSERT_GE(ctl, 0);
+	id1 = svmtune_device_id(ctl, "svmtune_emu1");
+	ASSERT_NE(0, id1);
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, svmtune_set_policy(ctl, buf, size,
+					SVMTUNE_POLICY_PREFERRED_LOC |
+						SVMTUNE_POLICY_GRANULARITY,
+					16, id1, 0));
+	memset(&pp, 0, sizeof(pp));
+	pp.set = SVMTUNE_POLICY_PREFERRED_LOC;
+	pp.preferred_loc = id1;
+	ASSERT_EQ(0, ioctl(ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+
+	/* The devices go, and come back with the same ids. */
+	ASSERT_EQ(0, unload_emu());
+	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=2 vram_mb=8"));
+	EXPECT_EQ(id1, svmtune_device_id(ctl, "svmtune_emu1"));
+
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)buf;
+	p.size = size;
+	ASSERT_EQ(0, ioctl(ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	EXPECT_EQ(SVMTUNE_LOC_UNSET, p.preferred_loc);
+	EXPECT_EQ(16, p.granularity); /* the rest of the policy stays */
+	memset(&pp, 0, sizeof(pp));
+	ASSERT_EQ(0, ioctl(ctl, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
+	EXPECT_EQ(SVMTUNE_LOC_UNSET, pp.preferred_loc);
+
+	munmap(buf, size);
+	close(ctl);
+	ASSERT_EQ(0, unload_emu());
 }
 
 TEST_HARNESS_MAIN
