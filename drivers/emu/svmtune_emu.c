@@ -254,15 +254,13 @@ static void svmtune_emu_page_free(struct page *page)
  * touched. Fails only if @fault_page could not get a system page.
  */
 static int svmtune_emu_copy_to_system(struct migrate_vma *args,
-				      unsigned long *moved, unsigned long *waste)
+				      unsigned long *moved)
 {
 	unsigned long i, addr;
 
 	*moved = 0;
-	*waste = 0;
 	for (i = 0, addr = args->start; addr < args->end; i++, addr += PAGE_SIZE) {
 		struct page *spage = migrate_pfn_to_page(args->src[i]);
-		struct svmtune_emu_device *edev;
 		struct page *dpage;
 
 		args->dst[i] = 0;
@@ -279,12 +277,31 @@ static int svmtune_emu_copy_to_system(struct migrate_vma *args,
 		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
 		if (args->src[i] & MIGRATE_PFN_WRITE)
 			args->dst[i] |= MIGRATE_PFN_WRITE;
-		edev = svmtune_emu_page_device(spage);
-		if (!test_and_set_bit(svmtune_emu_page_index(edev, spage), edev->touched))
-			(*waste)++;
 		(*moved)++;
 	}
 	return 0;
+}
+
+/*
+ * After migrate_vma_pages(): the VRAM pages that did leave and that the
+ * GPU never touched were migrated for nothing (waste). Pages whose
+ * migration failed stay in VRAM and are not counted.
+ */
+static unsigned long svmtune_emu_count_waste(struct migrate_vma *args)
+{
+	unsigned long i, waste = 0;
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct svmtune_emu_device *edev;
+
+		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE) || !args->dst[i])
+			continue;
+		edev = svmtune_emu_page_device(spage);
+		if (!test_and_set_bit(svmtune_emu_page_index(edev, spage), edev->touched))
+			waste++;
+	}
+	return waste;
 }
 
 static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
@@ -331,13 +348,27 @@ static int svmtune_emu_migrate_setup(struct migrate_vma *args,
 }
 
 /*
- * Migrate the system pages of [start, end) inside @vma to VRAM. mmap_lock
- * held. @fallback counts pages that could not get VRAM.
+ * Migrations go in aligned chunks of at most 2 MiB: one migrate_vma_setup()
+ * locks every page of its span and needs two arrays of a word per page, so
+ * a 1 GiB window in one go would lock 262,144 folios and allocate 4 MiB in
+ * the fault path. A chunk locks at most 512 pages and allocates 8 KiB.
  */
-static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
-					struct vm_area_struct *vma,
-					unsigned long start, unsigned long end,
-					unsigned long *fallback)
+#define SVMTUNE_EMU_MIGRATE_CHUNK	(2UL << 20)
+
+static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end)
+{
+	return min(end, ALIGN_DOWN(addr, SVMTUNE_EMU_MIGRATE_CHUNK) +
+			SVMTUNE_EMU_MIGRATE_CHUNK);
+}
+
+/*
+ * Migrate the system pages of [start, end), one chunk, inside @vma to VRAM.
+ * mmap_lock held. @fallback counts pages that could not get VRAM.
+ */
+static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
+					      struct vm_area_struct *vma,
+					      unsigned long start, unsigned long end,
+					      unsigned long *fallback)
 {
 	struct migrate_vma args;
 	unsigned long i, moved;
@@ -380,12 +411,35 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
 	return moved;
 }
 
-/* Migrate the VRAM pages of [start, end) inside @vma back. mmap_lock held. */
-static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
-				       struct vm_area_struct *vma,
-				       unsigned long start, unsigned long end,
-				       struct page *fault_page,
-				       unsigned long *waste)
+/* Migrate [start, end) to VRAM in chunks. mmap_lock held. */
+static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
+					struct vm_area_struct *vma,
+					unsigned long start, unsigned long end,
+					unsigned long *fallback)
+{
+	unsigned long addr, next;
+	long moved = 0, ret;
+
+	for (addr = start; addr < end; addr = next) {
+		next = svmtune_emu_chunk_end(addr, end);
+		ret = svmtune_emu_migrate_chunk_to_vram(edev, vma, addr, next,
+							fallback);
+		if (ret < 0)
+			return moved ? moved : ret;
+		moved += ret;
+	}
+	return moved;
+}
+
+/*
+ * Migrate the VRAM pages of [start, end), one chunk, inside @vma back.
+ * mmap_lock held. @fault_page, if any, is in the chunk.
+ */
+static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
+					     struct vm_area_struct *vma,
+					     unsigned long start, unsigned long end,
+					     struct page *fault_page,
+					     unsigned long *waste)
 {
 	struct migrate_vma args;
 	unsigned long moved;
@@ -395,12 +449,45 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 					MIGRATE_VMA_SELECT_DEVICE_PRIVATE, fault_page);
 	if (ret)
 		return ret;
-	ret = svmtune_emu_copy_to_system(&args, &moved, waste);
+	ret = svmtune_emu_copy_to_system(&args, &moved);
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
+	*waste += svmtune_emu_count_waste(&args);
 	migrate_vma_finalize(&args);
 	kvfree(args.src);
 	return ret ? ret : moved;
+}
+
+/*
+ * Migrate the VRAM pages of [start, end) inside @vma back, in chunks;
+ * @fault_page (at @fault_addr) goes with its chunk. A chunk without the
+ * faulting page that fails is left where it is; the fault needs only its
+ * own. mmap_lock held.
+ */
+static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
+				       struct vm_area_struct *vma,
+				       unsigned long start, unsigned long end,
+				       unsigned long fault_addr,
+				       struct page *fault_page,
+				       unsigned long *waste)
+{
+	unsigned long addr, next;
+	long moved = 0, ret;
+
+	for (addr = start; addr < end; addr = next) {
+		bool here;
+
+		next = svmtune_emu_chunk_end(addr, end);
+		here = fault_page && fault_addr >= addr && fault_addr < next;
+		ret = svmtune_emu_migrate_chunk_to_ram(edev, vma, addr, next,
+						       here ? fault_page : NULL,
+						       waste);
+		if (ret < 0 && here)
+			return ret;
+		if (ret > 0)
+			moved += ret;
+	}
+	return moved;
 }
 
 static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
@@ -421,13 +508,13 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 
 	svmtune_decide(&edev->core, vma->vm_mm, &fault, &d);
 	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
-					   vmf->page, &waste);
+					   vmf->address, vmf->page, &waste);
 	if (moved < 0 && d.end - d.start > PAGE_SIZE) {
 		/* No memory for the window's arrays: bring back the page alone. */
 		d.start = vmf->address & PAGE_MASK;
 		d.end = d.start + PAGE_SIZE;
 		moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
-						   vmf->page, &waste);
+						   vmf->address, vmf->page, &waste);
 	}
 	if (moved < 0)
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
@@ -505,25 +592,47 @@ static int svmtune_emu_break_cow(struct svmtune_emu_ctx *ctx, unsigned long addr
 
 /*
  * Map [start, end) in the device page table as the CPU page tables have
- * it, faulting pages in. Pages in this device's VRAM map locally, others
- * remotely. Counts in @retries the walks that started over because pages
+ * it. With @populate (the engine chose to migrate the window here) every
+ * page of the window is faulted in: those VRAM could not take stay in
+ * system memory and map remotely, as the whole window was meant to move.
+ * Otherwise (a remote mapping) only the page at @fault_addr is faulted in
+ * (for write if @write) and the others map if present, so a remote 4 KiB
+ * read in a 2 MiB window neither populates nor dirties 511 more pages of
+ * system memory. Pages in this device's VRAM map locally, others remotely. Counts in @retries the walks that started over because pages
  * of the window changed. Returns how many pages were mapped remotely, or
  * an error:
  * -EBUSY when the pages kept changing for HMM_RANGE_DEFAULT_TIMEOUT,
  * -EINTR on a fatal signal.
  */
 static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
-			    unsigned long end, bool write, unsigned int shift,
+			    unsigned long end, unsigned long fault_addr,
+			    bool write, bool populate, unsigned int shift,
 			    u64 *retries)
 {
 	unsigned long npages = (end - start) >> PAGE_SHIFT, i, remote;
+	unsigned long fault_idx = (fault_addr - start) >> PAGE_SHIFT;
 	unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct svmtune_emu_walk walk;
+	unsigned long fault_pfn = 0;
+	/*
+	 * Two walks under one notifier sequence: what is to be faulted in
+	 * (the faulting page alone, or the window); then the window, faulting
+	 * nothing, for the result. (One walk with per-page fault flags would
+	 * not do: hmm_range_fault() faults a whole hole from the first page
+	 * that needs it to the hole's end.)
+	 */
+	struct hmm_range one = {
+		.notifier = &ctx->notifier,
+		.start = fault_addr & PAGE_MASK,
+		.end = (fault_addr & PAGE_MASK) + PAGE_SIZE,
+		.hmm_pfns = &fault_pfn,
+		.default_flags = HMM_PFN_REQ_FAULT | (write ? HMM_PFN_REQ_WRITE : 0),
+		.dev_private_owner = ctx->edev,
+	};
 	struct hmm_range range = {
 		.notifier = &ctx->notifier,
 		.start = start,
 		.end = end,
-		.default_flags = HMM_PFN_REQ_FAULT | (write ? HMM_PFN_REQ_WRITE : 0),
 		.dev_private_owner = ctx->edev,
 	};
 	long ret;
@@ -531,6 +640,12 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	range.hmm_pfns = kvcalloc(npages, sizeof(*range.hmm_pfns), GFP_KERNEL);
 	if (!range.hmm_pfns)
 		return -ENOMEM;
+	if (populate) {
+		/* As a migration would have left it: all there, writable for a write. */
+		one.start = start;
+		one.end = end;
+		one.hmm_pfns = range.hmm_pfns;
+	}
 
 	svmtune_emu_walk_begin(ctx, &walk, start, end);
 	for (;;) {
@@ -543,8 +658,11 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			goto out_walk;
 		}
 		range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
+		one.notifier_seq = range.notifier_seq;
 		mmap_read_lock(ctx->mm);
-		ret = hmm_range_fault(&range);
+		ret = hmm_range_fault(&one);
+		if (!ret)
+			ret = hmm_range_fault(&range);
 		mmap_read_unlock(ctx->mm);
 		if (ret == -EBUSY) {
 			(*retries)++;
@@ -552,18 +670,14 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 		}
 		if (ret)
 			goto out_walk;
+		/* Only the faulting page needs write; others map as they are. */
 		if (write) {
-			for (i = 0; i < npages; i++) {
-				unsigned long hpfn = range.hmm_pfns[i];
-				struct page *page = hmm_pfn_to_page(hpfn);
+			unsigned long hpfn = range.hmm_pfns[fault_idx];
 
-				if ((hpfn & HMM_PFN_VALID) && !(hpfn & HMM_PFN_WRITE) &&
-				    is_device_private_page(page) &&
-				    page->pgmap == &ctx->edev->pagemap)
-					break;
-			}
-			if (i < npages) {
-				ret = svmtune_emu_break_cow(ctx, start + (i << PAGE_SHIFT));
+			if ((hpfn & HMM_PFN_VALID) && !(hpfn & HMM_PFN_WRITE) &&
+			    is_device_private_page(hmm_pfn_to_page(hpfn)) &&
+			    hmm_pfn_to_page(hpfn)->pgmap == &ctx->edev->pagemap) {
+				ret = svmtune_emu_break_cow(ctx, fault_addr & PAGE_MASK);
 				if (ret)
 					goto out_walk;
 				continue;
@@ -578,24 +692,29 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 
 	remote = 0;
 	for (i = 0; i < npages; i++) {
-		unsigned long hpfn = range.hmm_pfns[i], flags = 0;
+		unsigned long hpfn = range.hmm_pfns[i], flags = 0, pte;
+		unsigned long index = (start >> PAGE_SHIFT) + i;
 		struct page *page = hmm_pfn_to_page(hpfn);
+		void *old;
 
 		if (!(hpfn & HMM_PFN_VALID))
 			continue;
 		if (is_device_private_page(page) && page->pgmap == &ctx->edev->pagemap)
 			flags |= PTE_LOCAL;
-		else
-			remote++;
 		if (hpfn & HMM_PFN_WRITE)
 			flags |= PTE_WRITE;
+		pte = svmtune_emu_pte(page_to_pfn(page), shift, flags);
+		/* An entry mapped already, the same way, is not mapped again. */
+		old = xa_load(&ctx->pt, index);
+		if (old && xa_to_value(old) == pte)
+			continue;
 		/* Replacing an entry allocates nothing; a new one may need a node. */
-		ret = xa_err(xa_store(&ctx->pt, (start >> PAGE_SHIFT) + i,
-				      xa_mk_value(svmtune_emu_pte(page_to_pfn(page),
-								   shift, flags)),
+		ret = xa_err(xa_store(&ctx->pt, index, xa_mk_value(pte),
 				      GFP_NOWAIT | __GFP_NOWARN));
 		if (ret)
 			break;
+		if (!(flags & PTE_LOCAL))
+			remote++;
 	}
 	svmtune_emu_walk_end_locked(&walk);
 	mutex_unlock(&ctx->lock);
@@ -649,8 +768,9 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	}
 	mmap_read_unlock(ctx->mm);
 
-	ret = svmtune_emu_map(ctx, d.start, d.end, write, d.granularity,
-			      &tally->retries);
+	ret = svmtune_emu_map(ctx, d.start, d.end, addr, write,
+			      d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id,
+			      d.granularity, &tally->retries);
 	if (ret >= 0)
 		result.remote = ret;
 	svmtune_account(&edev->core, ctx->mm, &fault, &d, &result);
@@ -836,7 +956,7 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 				result.to_device += n;
 		} else {
 			n = svmtune_emu_migrate_to_ram(edev, vma, addr, next,
-						       NULL, &waste);
+						       0, NULL, &waste);
 			if (n > 0)
 				result.to_system += n;
 		}

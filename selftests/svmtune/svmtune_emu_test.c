@@ -429,6 +429,41 @@ TEST_F(emu, access_remote_never_migrates)
 	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
 }
 
+/*
+ * A remote access faults in only the page it touches: a 4 KiB read in an
+ * untouched 2 MiB window must not populate (or, for a write, dirty) the
+ * other 511 pages of system memory. Pages already present in the window
+ * are mapped with it.
+ */
+TEST_F(emu, remote_fault_populates_only_the_faulting_page)
+{
+	struct svmtune_emu_access out;
+	uint32_t *e = self->snap;
+	char page[PAGE];
+	unsigned long i, present = 0;
+
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
+					SVMTUNE_POLICY_ACCESS, 0, 0,
+					SVMTUNE_ACCESS_REMOTE));
+	self->buf[5 * PAGE] = 1; /* one page present already */
+	memset(page, 0x77, PAGE);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 100 * PAGE, PAGE, page,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(1, out.faults);
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(2, out.remote);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, e));
+	for (i = 0; i < 2 * MIB / PAGE; i++)
+		if (e[i] & SVMTUNE_EMU_PAGE_SYSTEM)
+			present++;
+	EXPECT_EQ(2, present);
+	EXPECT_TRUE(e[100] & SVMTUNE_EMU_PAGE_MAPPED);
+	EXPECT_TRUE(e[100] & SVMTUNE_EMU_PAGE_WRITE);
+	EXPECT_TRUE(e[5] & SVMTUNE_EMU_PAGE_MAPPED);
+	EXPECT_FALSE(e[6] & SVMTUNE_EMU_PAGE_MAPPED);
+	EXPECT_EQ(0, memcmp(self->buf + 100 * PAGE, page, PAGE));
+}
+
 TEST_F(emu, read_mostly_reads_remote_writes_migrate)
 {
 	struct svmtune_emu_access out;
@@ -440,7 +475,8 @@ TEST_F(emu, read_mostly_reads_remote_writes_migrate)
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
 				SVMTUNE_EMU_READ, &out));
 	EXPECT_EQ(0, out.migrated);
-	EXPECT_EQ(512, out.remote);
+	/* A remote read faults in only its own page of the fresh window. */
+	EXPECT_EQ(1, out.remote);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, PAGE, page,
 				SVMTUNE_EMU_WRITE, &out));
 	EXPECT_EQ(512, out.migrated);
