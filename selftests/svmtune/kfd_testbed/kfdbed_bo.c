@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KFD test bed: buffer objects. A real TTM device per GPU (ttm_device_init()
+ * on the emulated drm device) with a VRAM resource manager of our own on
+ * the kernel's buddy allocator (gpu_buddy), so KFD's BOs are TTM BOs with
+ * reservation objects, LRU and fences, and their VRAM resources are lists
+ * of buddy blocks as amdgpu_res_first() walks them.
+ */
+#include <linux/dma-resv.h>
+#include <linux/gpu_buddy.h>
+#include <linux/sizes.h>
+
+#include <drm/drm_gem.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "kfdbed.h"
+
+static inline struct amdgpu_vram_mgr *
+to_kfdbed_vram_mgr(struct ttm_resource_manager *man)
+{
+	return container_of(man, struct amdgpu_vram_mgr, manager);
+}
+
+static inline struct kfdbed_gpu *kfdbed_gpu_of_bdev(struct ttm_device *bdev)
+{
+	return kfdbed_gpu_from_adev(
+		container_of(bdev, struct amdgpu_device, mman.bdev));
+}
+
+/**
+ * kfdbed_vram_mgr_new() - allocate VRAM for a BO from the buddy allocator
+ * @man: the VRAM manager
+ * @tbo: the BO
+ * @place: where (fpfn/lpfn limits, contiguous flag)
+ * @res: out: the resource, a list of buddy blocks
+ *
+ * As amdgpu's VRAM manager: 2 MiB blocks when the size is a multiple of
+ * 2 MiB (so KFD's migrations and the GPU page table get 2 MiB runs), page
+ * blocks otherwise or when 2 MiB blocks are not to be had.
+ *
+ * Return: 0, or -ENOSPC when VRAM is full (TTM may then evict).
+ */
+static int kfdbed_vram_mgr_new(struct ttm_resource_manager *man,
+			       struct ttm_buffer_object *tbo,
+			       const struct ttm_place *place,
+			       struct ttm_resource **res)
+{
+	struct amdgpu_vram_mgr *mgr = to_kfdbed_vram_mgr(man);
+	struct amdgpu_vram_mgr_resource *vres;
+	u64 size = tbo->base.size, start, end, min_block = PAGE_SIZE;
+	unsigned long flags = 0;
+	struct gpu_buddy_block *block;
+	int r;
+
+	vres = kzalloc(sizeof(*vres), GFP_KERNEL);
+	if (!vres)
+		return -ENOMEM;
+	ttm_resource_init(tbo, place, &vres->base);
+	INIT_LIST_HEAD(&vres->blocks);
+
+	start = (u64)place->fpfn << PAGE_SHIFT;
+	end = place->lpfn ? (u64)place->lpfn << PAGE_SHIFT : man->size;
+	if (place->flags & TTM_PL_FLAG_CONTIGUOUS)
+		flags |= GPU_BUDDY_CONTIGUOUS_ALLOCATION;
+	if (start || end != man->size)
+		flags |= GPU_BUDDY_RANGE_ALLOCATION;
+	if (tbo->page_alignment)
+		min_block = (u64)tbo->page_alignment << PAGE_SHIFT;
+	if (!(flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION) &&
+	    IS_ALIGNED(size, SZ_2M))
+		min_block = max_t(u64, min_block, SZ_2M);
+
+	mutex_lock(&mgr->lock);
+	r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size, min_block,
+				   &vres->blocks, flags);
+	if (r == -ENOSPC && min_block > PAGE_SIZE && !tbo->page_alignment)
+		r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size,
+					   PAGE_SIZE, &vres->blocks, flags);
+	mutex_unlock(&mgr->lock);
+	if (r) {
+		ttm_resource_fini(man, &vres->base);
+		kfree(vres);
+		return r == -ENOSPC || r == -ENOMEM ? -ENOSPC : r;
+	}
+
+	/* The start of the first block: meaningful for contiguous BOs. */
+	block = list_first_entry(&vres->blocks, struct gpu_buddy_block, link);
+	vres->base.start = amdgpu_vram_mgr_block_start(block) >> PAGE_SHIFT;
+	if (list_is_singular(&vres->blocks))
+		vres->base.placement |= TTM_PL_FLAG_CONTIGUOUS;
+	atomic64_add(size, &mgr->vis_usage);
+	*res = &vres->base;
+	return 0;
+}
+
+static void kfdbed_vram_mgr_del(struct ttm_resource_manager *man,
+				struct ttm_resource *res)
+{
+	struct amdgpu_vram_mgr_resource *vres =
+		to_amdgpu_vram_mgr_resource(res);
+	struct amdgpu_vram_mgr *mgr = to_kfdbed_vram_mgr(man);
+
+	mutex_lock(&mgr->lock);
+	gpu_buddy_free_list(&mgr->mm, &vres->blocks, 0);
+	mutex_unlock(&mgr->lock);
+	atomic64_sub(res->size, &mgr->vis_usage);
+	ttm_resource_fini(man, res);
+	kfree(vres);
+}
+
+static const struct ttm_resource_manager_func kfdbed_vram_mgr_func = {
+	.alloc = kfdbed_vram_mgr_new,
+	.free = kfdbed_vram_mgr_del,
+};
+
+/* TTM device callbacks: VRAM only, no GTT, no CPU mapping of VRAM. */
+
+static struct ttm_tt *kfdbed_ttm_tt_create(struct ttm_buffer_object *tbo,
+					   u32 page_flags)
+{
+	struct ttm_tt *tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+
+	if (!tt)
+		return NULL;
+	if (ttm_tt_init(tt, tbo, page_flags, ttm_cached, 0)) {
+		kfree(tt);
+		return NULL;
+	}
+	return tt;
+}
+
+static void kfdbed_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
+{
+	ttm_tt_fini(tt);
+	kfree(tt);
+}
+
+/*
+ * What TTM may evict when VRAM is full: KFD's SVM BOs (created
+ * DISCARDABLE), as amdgpu does. They get no placement (their contents are
+ * not kept), so TTM waits for their fences first: waiting on KFD's
+ * eviction fence makes KFD migrate the range's pages to system memory
+ * (svm_range_evict_svm_bo_worker) and signal it; then TTM frees the VRAM.
+ * Other BOs (page directories, the GART table) are not evicted: moving
+ * their contents is not emulated.
+ */
+static bool kfdbed_eviction_valuable(struct ttm_buffer_object *tbo,
+				     const struct ttm_place *place)
+{
+	if (!(ttm_to_amdgpu_bo(tbo)->flags & AMDGPU_GEM_CREATE_DISCARDABLE))
+		return false;
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+
+static void kfdbed_evict_flags(struct ttm_buffer_object *tbo,
+			       struct ttm_placement *placement)
+{
+	placement->num_placement = 0;
+}
+
+/**
+ * kfdbed_bo_move() - TTM's move callback
+ * @tbo: the BO
+ * @evict: an eviction
+ * @ctx: TTM's context
+ * @new_mem: where to
+ * @hop: unused
+ *
+ * A new BO takes its first resource as is (VRAM contents are cleared,
+ * when asked, by SDMA after creation). Moving existing contents between
+ * domains is not emulated yet.
+ *
+ * Return: 0, or -EOPNOTSUPP for a move with contents.
+ */
+static int kfdbed_bo_move(struct ttm_buffer_object *tbo, bool evict,
+			  struct ttm_operation_ctx *ctx,
+			  struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	if (!tbo->resource || tbo->resource->mem_type == TTM_PL_SYSTEM) {
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+	kfdbed_warn_unsupported("moving a BO with contents (TTM move)");
+	return -EOPNOTSUPP;
+}
+
+static struct ttm_device_funcs kfdbed_ttm_funcs = {
+	.ttm_tt_create = kfdbed_ttm_tt_create,
+	.ttm_tt_destroy = kfdbed_ttm_tt_destroy,
+	.eviction_valuable = kfdbed_eviction_valuable,
+	.evict_flags = kfdbed_evict_flags,
+	.move = kfdbed_bo_move,
+};
+
+static void kfdbed_gem_free(struct drm_gem_object *gobj)
+{
+	/* Our BOs live by their TTM reference; GEM's never drops to zero. */
+	WARN_ONCE(1, "kfdbed: GEM reference of a BO dropped to zero\n");
+}
+
+static const struct drm_gem_object_funcs kfdbed_gem_funcs = {
+	.free = kfdbed_gem_free,
+};
+
+static void kfdbed_bo_destroy(struct ttm_buffer_object *tbo)
+{
+	struct kfdbed_gpu *gpu = kfdbed_gpu_of_bdev(tbo->bdev);
+	struct amdgpu_bo *bo = ttm_to_amdgpu_bo(tbo);
+
+	drm_gem_object_release(&bo->tbo.base);
+	kvfree(bo);
+	atomic_dec(&gpu->bo_count);
+	wake_up_all(&gpu->bo_wait);
+}
+
+/**
+ * amdgpu_bo_placement_from_domain() - TTM placements for amdgpu domains
+ * @abo: the BO
+ * @domain: AMDGPU_GEM_DOMAIN_* mask
+ *
+ * VRAM maps to TTM_PL_VRAM (contiguous when the BO asks), GTT to TTM_PL_TT
+ * (no manager here: such placements are skipped by TTM), CPU to
+ * TTM_PL_SYSTEM, nothing to system memory.
+ */
+void amdgpu_bo_placement_from_domain(struct amdgpu_bo *abo, u32 domain)
+{
+	struct ttm_place *places = abo->placements;
+	unsigned int c = 0;
+
+	if (domain & AMDGPU_GEM_DOMAIN_VRAM) {
+		places[c] = (struct ttm_place){ .mem_type = TTM_PL_VRAM };
+		if (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS)
+			places[c].flags |= TTM_PL_FLAG_CONTIGUOUS;
+		c++;
+	}
+	if (domain & AMDGPU_GEM_DOMAIN_GTT)
+		places[c++] = (struct ttm_place){ .mem_type = TTM_PL_TT };
+	if ((domain & AMDGPU_GEM_DOMAIN_CPU) || !c)
+		places[c++] = (struct ttm_place){ .mem_type = TTM_PL_SYSTEM };
+
+	abo->placement.num_placement = c;
+	abo->placement.placement = places;
+}
+
+/**
+ * kfdbed_bo_create() - create a BO as amdgpu_bo_create() does
+ * @adev: the device
+ * @bp: parameters
+ * @bo_ptr: out: the BO (unreserved unless @bp->resv was given)
+ *
+ * A GEM object on the emulated drm device, a TTM BO validated into its
+ * domain, and for AMDGPU_GEM_CREATE_VRAM_CLEARED a fill job on SDMA
+ * whose fence goes into the reservation object (KERNEL usage).
+ *
+ * Return: 0 or a negative errno.
+ */
+static int kfdbed_bo_create(struct amdgpu_device *adev,
+			    struct amdgpu_bo_param *bp,
+			    struct amdgpu_bo **bo_ptr)
+{
+	struct kfdbed_gpu *gpu = kfdbed_gpu_from_adev(adev);
+	struct ttm_operation_ctx ctx = {
+		.interruptible = false,
+		.no_wait_gpu = bp->no_wait_gpu,
+	};
+	unsigned long size = ALIGN(bp->size, PAGE_SIZE);
+	size_t struct_size =
+		max_t(size_t, bp->bo_ptr_size, sizeof(struct amdgpu_bo));
+	struct amdgpu_bo *bo;
+	int r;
+
+	if (!size)
+		return -EINVAL;
+	bo = kvzalloc(struct_size, GFP_KERNEL);
+	if (!bo)
+		return -ENOMEM;
+	drm_gem_private_object_init(adev_to_drm(adev), &bo->tbo.base, size);
+	bo->tbo.base.funcs = &kfdbed_gem_funcs;
+	bo->preferred_domains = bp->preferred_domain ?: bp->domain;
+	bo->allowed_domains = bo->preferred_domains;
+	bo->flags = bp->flags;
+	bo->xcp_id = bp->xcp_id_plus1 ? bp->xcp_id_plus1 - 1 : 0;
+	bo->tbo.bdev = &adev->mman.bdev;
+	amdgpu_bo_placement_from_domain(bo, bp->domain);
+
+	atomic_inc(&gpu->bo_count);
+	/* On failure TTM drops the BO, which ends in kfdbed_bo_destroy(). */
+	r = ttm_bo_init_reserved(&adev->mman.bdev, &bo->tbo, bp->type,
+				 &bo->placement,
+				 ALIGN(bp->byte_align, PAGE_SIZE) >> PAGE_SHIFT,
+				 &ctx, NULL, bp->resv, kfdbed_bo_destroy);
+	if (r)
+		return r;
+
+	if ((bp->flags & AMDGPU_GEM_CREATE_VRAM_CLEARED) &&
+	    bo->tbo.resource->mem_type == TTM_PL_VRAM) {
+		struct amdgpu_vram_mgr_resource *vres =
+			to_amdgpu_vram_mgr_resource(bo->tbo.resource);
+		struct gpu_buddy_block *block;
+		struct dma_fence *fence = NULL;
+
+		list_for_each_entry(block, &vres->blocks, link) {
+			struct dma_fence *next;
+
+			r = kfdbed_sdma_fill(
+				gpu,
+				adev->gmc.vram_start +
+					amdgpu_vram_mgr_block_start(block),
+				amdgpu_vram_mgr_block_size(block), 0, &next);
+			if (r)
+				break;
+			dma_fence_put(fence);
+			fence = next;
+		}
+		if (!r && fence)
+			r = dma_resv_reserve_fences(bo->tbo.base.resv, 1);
+		if (!r && fence)
+			dma_resv_add_fence(bo->tbo.base.resv, fence,
+					   DMA_RESV_USAGE_KERNEL);
+		if (fence && r)
+			dma_fence_wait(fence, false);
+		dma_fence_put(fence);
+		if (r) {
+			if (!bp->resv)
+				dma_resv_unlock(bo->tbo.base.resv);
+			ttm_bo_put(&bo->tbo);
+			return r;
+		}
+	}
+
+	if (!bp->resv)
+		amdgpu_bo_unreserve(bo);
+	*bo_ptr = bo;
+	return 0;
+}
+
+/**
+ * amdgpu_bo_create_user() - create a BO with user metadata space
+ * @adev: the device
+ * @bp: parameters (domain, flags, size, alignment, type, resv)
+ * @ubo_ptr: out: the BO
+ *
+ * Return: 0 or a negative errno.
+ */
+int amdgpu_bo_create_user(struct amdgpu_device *adev,
+			  struct amdgpu_bo_param *bp,
+			  struct amdgpu_bo_user **ubo_ptr)
+{
+	struct amdgpu_bo *bo;
+	int r;
+
+	bp->bo_ptr_size = sizeof(struct amdgpu_bo_user);
+	r = kfdbed_bo_create(adev, bp, &bo);
+	if (r)
+		return r;
+	*ubo_ptr = to_amdgpu_bo_user(bo);
+	return 0;
+}
+
+/**
+ * kfdbed_bo_create_kernel() - a pinned VRAM BO for the emulated hardware
+ * @gpu: the GPU
+ * @size: bytes
+ * @contiguous: one VRAM run
+ * @bo_ptr: out: the BO
+ *
+ * Return: 0 or a negative errno.
+ */
+int kfdbed_bo_create_kernel(struct kfdbed_gpu *gpu, unsigned long size,
+			    bool contiguous, struct amdgpu_bo **bo_ptr)
+{
+	struct amdgpu_bo_param bp = {
+		.size = size,
+		.byte_align = PAGE_SIZE,
+		.domain = AMDGPU_GEM_DOMAIN_VRAM,
+		.flags = AMDGPU_GEM_CREATE_NO_CPU_ACCESS |
+			 (contiguous ? AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS : 0) |
+			 AMDGPU_GEM_CREATE_VRAM_CLEARED,
+		.type = ttm_bo_type_kernel,
+		.bo_ptr_size = sizeof(struct amdgpu_bo),
+	};
+	struct amdgpu_bo *bo;
+	long t;
+	int r;
+
+	r = kfdbed_bo_create(gpu->adev, &bp, &bo);
+	if (r)
+		return r;
+	r = amdgpu_bo_reserve(bo, true);
+	if (r) {
+		amdgpu_bo_unref(&bo);
+		return r;
+	}
+	/* Wait for the clear before the hardware uses it. */
+	t = dma_resv_wait_timeout(bo->tbo.base.resv, DMA_RESV_USAGE_KERNEL,
+				  false, MAX_SCHEDULE_TIMEOUT);
+	if (t < 0) {
+		amdgpu_bo_unreserve(bo);
+		amdgpu_bo_unref(&bo);
+		return t;
+	}
+	ttm_bo_pin(&bo->tbo);
+	amdgpu_bo_unreserve(bo);
+	*bo_ptr = bo;
+	return 0;
+}
+
+/**
+ * kfdbed_bo_create_pd() - a VM's root page directory BO
+ * @gpu: the GPU
+ * @bo_ptr: out: the BO, one page of VRAM, not pinned
+ *
+ * The emulated page table lives in kernel memory (kfdbed_vm.c); the root
+ * BO is what KFD reserves to lock the VM, as on amdgpu.
+ *
+ * Return: 0 or a negative errno.
+ */
+int kfdbed_bo_create_pd(struct kfdbed_gpu *gpu, struct amdgpu_bo **bo_ptr)
+{
+	struct amdgpu_bo_param bp = {
+		.size = PAGE_SIZE,
+		.byte_align = PAGE_SIZE,
+		.domain = AMDGPU_GEM_DOMAIN_VRAM,
+		.flags = AMDGPU_GEM_CREATE_NO_CPU_ACCESS |
+			 AMDGPU_GEM_CREATE_VRAM_CLEARED,
+		.type = ttm_bo_type_kernel,
+		.bo_ptr_size = sizeof(struct amdgpu_bo),
+	};
+
+	return kfdbed_bo_create(gpu->adev, &bp, bo_ptr);
+}
+
+/* Unpin and drop a BO made by kfdbed_bo_create_kernel(). */
+static void kfdbed_bo_free_kernel(struct amdgpu_bo **bo)
+{
+	if (!*bo)
+		return;
+	if (!amdgpu_bo_reserve(*bo, true)) {
+		ttm_bo_unpin(&(*bo)->tbo);
+		amdgpu_bo_unreserve(*bo);
+	}
+	amdgpu_bo_unref(bo);
+}
+
+/**
+ * kfdbed_bo_vram_offset() - VRAM byte offset of a contiguous VRAM BO
+ * @bo: the BO
+ *
+ * Return: the offset of its first byte in VRAM.
+ */
+u64 kfdbed_bo_vram_offset(struct amdgpu_bo *bo)
+{
+	return (u64)bo->tbo.resource->start << PAGE_SHIFT;
+}
+
+/**
+ * amdgpu_bo_unref() - drop a reference to a BO
+ * @bo: the BO; set to NULL
+ */
+void amdgpu_bo_unref(struct amdgpu_bo **bo)
+{
+	if (!*bo)
+		return;
+	ttm_bo_put(&(*bo)->tbo);
+	*bo = NULL;
+}
+
+/**
+ * amdgpu_bo_gpu_offset() - MC address of a BO
+ * @bo: the BO, reserved or pinned, in VRAM
+ *
+ * Return: the address the GPU's engines reach it at.
+ */
+u64 amdgpu_bo_gpu_offset(struct amdgpu_bo *bo)
+{
+	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->tbo.bdev);
+
+	WARN_ON_ONCE(bo->tbo.resource->mem_type != TTM_PL_VRAM);
+	WARN_ON_ONCE(!dma_resv_is_locked(bo->tbo.base.resv) &&
+		     !bo->tbo.pin_count);
+	return amdgpu_ttm_domain_start(adev, bo->tbo.resource->mem_type) +
+	       ((u64)bo->tbo.resource->start << PAGE_SHIFT);
+}
+
+/**
+ * amdgpu_ttm_domain_start() - MC address where a TTM domain starts
+ * @adev: the device
+ * @type: TTM_PL_*
+ *
+ * Return: the start of VRAM or GART, 0 for anything else.
+ */
+u64 amdgpu_ttm_domain_start(struct amdgpu_device *adev, uint32_t type)
+{
+	switch (type) {
+	case TTM_PL_TT:
+		return adev->gmc.gart_start;
+	case TTM_PL_VRAM:
+		return adev->gmc.vram_start;
+	}
+	return 0;
+}
+
+/**
+ * amdgpu_bo_fence() - add a fence to a BO's reservation object
+ * @bo: the BO, reserved, with a fence slot reserved
+ * @fence: the fence
+ * @shared: a read (shared) fence, else a write fence
+ */
+void amdgpu_bo_fence(struct amdgpu_bo *bo, struct dma_fence *fence, bool shared)
+{
+	dma_resv_add_fence(bo->tbo.base.resv, fence,
+			   shared ? DMA_RESV_USAGE_READ : DMA_RESV_USAGE_WRITE);
+}
+
+/**
+ * amdgpu_bo_sync_wait() - wait for a BO's fences other than KFD's own
+ * @bo: the BO, reserved
+ * @owner: the waiter (AMDGPU_FENCE_OWNER_KFD from KFD)
+ * @intr: interruptible
+ *
+ * As amdgpu's sync to a reservation object for a KFD owner: KFD's
+ * eviction fences are not waited for (waiting would trigger the eviction),
+ * every other fence (SDMA clears and copies) is.
+ *
+ * Return: 0, or -ERESTARTSYS when interrupted.
+ */
+int amdgpu_bo_sync_wait(struct amdgpu_bo *bo, void *owner, bool intr)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *f;
+	long r;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	dma_resv_for_each_fence(&cursor, bo->tbo.base.resv,
+				DMA_RESV_USAGE_BOOKKEEP, f) {
+		if (to_amdgpu_amdkfd_fence(f))
+			continue;
+		r = dma_fence_wait(f, intr);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/**
+ * amdgpu_ttm_tt_affect_userptr() - does a userptr BO cover a range
+ * @ttm: a BO's TTM
+ * @start: first address
+ * @end: last address
+ * @userptr: out: the BO's user address
+ *
+ * The emulated layer creates no userptr BOs (KFD's ALLOC_MEMORY_OF_GPU is
+ * not provided), and KFD asks only about BOs mapped in a VM's va tree,
+ * which stays empty.
+ *
+ * Return: false.
+ */
+bool amdgpu_ttm_tt_affect_userptr(struct ttm_tt *ttm, unsigned long start,
+				  unsigned long end, unsigned long *userptr)
+{
+	return false;
+}
+
+/**
+ * kfdbed_bo_init() - TTM device and VRAM manager of a GPU, GART table
+ * @gpu: the GPU, with adev's gmc fields set
+ *
+ * Return: 0 or a negative errno.
+ */
+int kfdbed_bo_init(struct kfdbed_gpu *gpu)
+{
+	struct amdgpu_device *adev = gpu->adev;
+	struct drm_device *ddev = adev_to_drm(adev);
+	struct amdgpu_vram_mgr *mgr = &adev->mman.vram_mgr;
+	int r;
+
+	init_waitqueue_head(&gpu->bo_wait);
+	r = ttm_device_init(&adev->mman.bdev, &kfdbed_ttm_funcs, adev->dev,
+			    ddev->anon_inode->i_mapping,
+			    ddev->vma_offset_manager, false, false);
+	if (r)
+		return r;
+
+	mutex_init(&mgr->lock);
+	INIT_LIST_HEAD(&mgr->reservations_pending);
+	INIT_LIST_HEAD(&mgr->reserved_pages);
+	mgr->default_page_size = PAGE_SIZE;
+	ttm_resource_manager_init(&mgr->manager, &adev->mman.bdev,
+				  gpu->vram_size);
+	mgr->manager.func = &kfdbed_vram_mgr_func;
+	r = gpu_buddy_init(&mgr->mm, gpu->vram_size, PAGE_SIZE);
+	if (r)
+		goto out_ttm;
+	ttm_set_driver_manager(&adev->mman.bdev, TTM_PL_VRAM, &mgr->manager);
+	ttm_resource_manager_set_used(&mgr->manager, true);
+	adev->mman.initialized = true;
+
+	/* The GART table: in VRAM, as on a dGPU, one 8-byte entry a page. */
+	adev->gart.num_cpu_pages = adev->gmc.gart_size >> PAGE_SHIFT;
+	adev->gart.num_gpu_pages = adev->gmc.gart_size >> AMDGPU_GPU_PAGE_SHIFT;
+	adev->gart.table_size = adev->gart.num_gpu_pages * 8;
+	return 0;
+
+out_ttm:
+	ttm_device_fini(&adev->mman.bdev);
+	return r;
+}
+
+/**
+ * kfdbed_bo_fini() - wait for the BOs to go, then tear down TTM
+ * @gpu: the GPU
+ */
+void kfdbed_bo_fini(struct kfdbed_gpu *gpu)
+{
+	struct amdgpu_device *adev = gpu->adev;
+	struct amdgpu_vram_mgr *mgr = &adev->mman.vram_mgr;
+
+	kfdbed_bo_free_kernel(&adev->gart.bo);
+	adev->gart.ptr = NULL;
+	/* KFD drops its last BOs from work items (svm_range_bo_release). */
+	if (!wait_event_timeout(gpu->bo_wait, !atomic_read(&gpu->bo_count),
+				30 * HZ))
+		pr_err("kfdbed: %d BOs still alive at unload\n",
+		       atomic_read(&gpu->bo_count));
+	ttm_resource_manager_set_used(&mgr->manager, false);
+	ttm_resource_manager_evict_all(&adev->mman.bdev, &mgr->manager);
+	ttm_resource_manager_cleanup(&mgr->manager);
+	ttm_set_driver_manager(&adev->mman.bdev, TTM_PL_VRAM, NULL);
+	gpu_buddy_fini(&mgr->mm);
+	ttm_device_fini(&adev->mman.bdev);
+	adev->mman.initialized = false;
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KFD test bed: /dev/kfdbed, the GPU's side for tests. KFDBED_IOC_ACCESS
+ * makes the GPU read or write the caller's memory through its page table,
+ * page by page: a page the table does not map (or maps read-only, for a
+ * write) raises a retry fault on IH1, which KFD's svm_range_restore_pages()
+ * handles from the IH work item, and the access replays, as a wave would.
+ * A fault KFD fails ends the access with the error, as a VM fault would
+ * stop the wave. KFDBED_IOC_INFO reports the GPUs' gpu_ids and counters.
+ */
+#include <linux/dma-direct.h>
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "kfdbed.h"
+
+static struct kfdbed_gpu *kfdbed_gpu_by_id(u32 gpu_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < kfdbed_num_gpus; i++)
+		if (kfdbed_gpus[i]->node->id == gpu_id)
+			return kfdbed_gpus[i];
+	return NULL;
+}
+
+/*
+ * Move one page between @buf and the memory a PTE points to: VRAM (its
+ * backing store) or system memory (a DMA address; no IOMMU, so it is the
+ * physical address). Called with the page table locked: KFD unmaps a page
+ * from the GPU before the CPU may free or move it.
+ */
+static int kfdbed_gpu_copy_page(struct kfdbed_gpu *gpu, u64 pte, void *buf,
+				bool write, bool *vram)
+{
+	struct amdgpu_device *adev = gpu->adev;
+	u64 addr = pte & KFDBED_PTE_ADDR_MASK;
+	struct page *page;
+	phys_addr_t phys;
+	void *p;
+
+	*vram = !(pte & AMDGPU_PTE_SYSTEM);
+	if (*vram) {
+		u64 off = addr - adev->vm_manager.vram_base_offset;
+
+		if (addr < adev->vm_manager.vram_base_offset ||
+		    off + PAGE_SIZE > gpu->vram_size)
+			return -EFAULT;
+		p = (u8 *)gpu->vram + off;
+		if (write)
+			memcpy(p, buf, PAGE_SIZE);
+		else
+			memcpy(buf, p, PAGE_SIZE);
+		return 0;
+	}
+	phys = dma_to_phys(adev->dev, addr);
+	if (!pfn_valid(PHYS_PFN(phys)))
+		return -EFAULT;
+	page = pfn_to_page(PHYS_PFN(phys));
+	p = kmap_local_page(page);
+	if (write)
+		memcpy(p, buf, PAGE_SIZE);
+	else
+		memcpy(buf, p, PAGE_SIZE);
+	kunmap_local(p);
+	return 0;
+}
+
+/**
+ * kfdbed_gpu_access_page() - one GPU access to one page, faulting as needed
+ * @gpu: the GPU
+ * @kp: the process
+ * @kvm: its VM on @gpu
+ * @page: GPU page number
+ * @buf: a page of data (in or out)
+ * @write: a write
+ * @a: the ioctl's arguments, for the out fields
+ *
+ * Return: 0, -EFAULT when KFD failed the fault (details in @a), -EINTR on
+ * a fatal signal, -ETIMEDOUT when the page stays unmapped for 10 s.
+ */
+static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
+				  struct kfdbed_process *kp,
+				  struct kfdbed_vm *kvm, u64 page, void *buf,
+				  bool write, struct kfdbed_access_args *a)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	u64 need = AMDGPU_PTE_VALID | AMDGPU_PTE_READABLE |
+		   (write ? AMDGPU_PTE_WRITEABLE : 0);
+	int r, result;
+
+	for (;;) {
+		bool vram;
+		u64 pte, seq;
+
+		/* Quiesced queues do not run. */
+		if (wait_event_killable(kp->queues_wait,
+					!atomic_read(&kp->queues_evicted)))
+			return -EINTR;
+
+		spin_lock(&kvm->pt_lock);
+		pte = kfdbed_vm_lookup(kvm, page);
+		if ((pte & need) == need) {
+			r = kfdbed_gpu_copy_page(gpu, pte, buf, write, &vram);
+			spin_unlock(&kvm->pt_lock);
+			if (r) {
+				a->fault_addr = page << PAGE_SHIFT;
+				return r;
+			}
+			if (vram)
+				a->vram_pages++;
+			else
+				a->sys_pages++;
+			kfdbed_stat_inc(gpu, KFDBED_STAT_ACCESSES);
+			return 0;
+		}
+		spin_unlock(&kvm->pt_lock);
+
+		r = kfdbed_ih_raise_retry_fault(gpu, kp->p.pasid, page, write,
+						&seq);
+		if (!r) {
+			a->faults++;
+			r = kfdbed_ih_wait_fault(gpu, seq, &result);
+			if (r)
+				return r;
+			if (result) {
+				a->fault_error = result;
+				a->fault_addr = page << PAGE_SHIFT;
+				return -EFAULT;
+			}
+		} else {
+			/* Filtered or ring full: the hardware retries later. */
+			usleep_range(20, 50);
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+	}
+}
+
+static long kfdbed_gpu_access(struct kfdbed_access_args *a)
+{
+	void __user *uptr = u64_to_user_ptr(a->ptr);
+	struct kfd_process_device *pdd;
+	struct kfdbed_process *kp;
+	struct kfdbed_gpu *gpu;
+	struct kfdbed_vm *kvm;
+	bool write = a->flags & KFDBED_ACCESS_WRITE;
+	u64 off;
+	void *buf;
+	long r = 0;
+
+	if ((a->flags & ~KFDBED_ACCESS_WRITE) || !a->size ||
+	    (a->va & ~PAGE_MASK) || (a->size & ~PAGE_MASK) ||
+	    a->va + a->size < a->va)
+		return -EINVAL;
+	a->faults = 0;
+	a->fault_error = 0;
+	a->fault_addr = 0;
+	a->vram_pages = 0;
+	a->sys_pages = 0;
+	gpu = kfdbed_gpu_by_id(a->gpu_id);
+	if (!gpu)
+		return -ENODEV;
+	kp = kfdbed_process_get_current();
+	if (!kp)
+		return -ESRCH;
+	pdd = kfd_get_process_device_data(gpu->node, &kp->p);
+	if (!pdd) {
+		r = -ENODEV;
+		goto out_unref;
+	}
+	kvm = container_of(pdd->drm_priv, struct kfdbed_vm, file);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out_unref;
+	}
+	for (off = 0; off < a->size; off += PAGE_SIZE) {
+		if (write && copy_from_user(buf, uptr + off, PAGE_SIZE)) {
+			r = -EFAULT;
+			break;
+		}
+		r = kfdbed_gpu_access_page(gpu, kp, kvm,
+					   (a->va + off) >> PAGE_SHIFT, buf,
+					   write, a);
+		if (r)
+			break;
+		if (!write && copy_to_user(uptr + off, buf, PAGE_SIZE)) {
+			r = -EFAULT;
+			break;
+		}
+		cond_resched();
+	}
+	kfree(buf);
+out_unref:
+	kfd_unref_process(&kp->p);
+	return r;
+}
+
+static long kfdbed_gpu_info(struct kfdbed_info_args *info)
+{
+	unsigned int i, s;
+
+	memset(info, 0, sizeof(*info));
+	info->version = KFDBED_VERSION;
+	info->num_gpus = kfdbed_num_gpus;
+	for (i = 0; i < kfdbed_num_gpus; i++) {
+		struct kfdbed_gpu *gpu = kfdbed_gpus[i];
+		struct kfdbed_gpu_stats *st = &info->gpus[i];
+		__u64 *counters = &st->sdma_jobs;
+
+		st->gpu_id = gpu->node->id;
+		st->vram_size = gpu->vram_size;
+		st->vram_used = ttm_resource_manager_usage(
+			&gpu->adev->mman.vram_mgr.manager);
+		for (s = 0; s < KFDBED_NR_STATS; s++)
+			counters[s] = atomic64_read(&gpu->stats[s]);
+	}
+	return 0;
+}
+
+static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
+			     unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	long r;
+
+	switch (cmd) {
+	case KFDBED_IOC_INFO: {
+		struct kfdbed_info_args *info =
+			kmalloc(sizeof(*info), GFP_KERNEL);
+
+		if (!info)
+			return -ENOMEM;
+		r = kfdbed_gpu_info(info);
+		if (!r && copy_to_user(uarg, info, sizeof(*info)))
+			r = -EFAULT;
+		kfree(info);
+		return r;
+	}
+	case KFDBED_IOC_ACCESS: {
+		struct kfdbed_access_args a;
+
+		if (copy_from_user(&a, uarg, sizeof(a)))
+			return -EFAULT;
+		r = kfdbed_gpu_access(&a);
+		/* The out fields say how far it got, error or not. */
+		if (copy_to_user(uarg, &a, sizeof(a)))
+			return -EFAULT;
+		return r;
+	}
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations kfdbed_gpu_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = kfdbed_gpu_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice kfdbed_gpu_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kfdbed",
+	.fops = &kfdbed_gpu_fops,
+	.mode = 0600,
+};
+
+/**
+ * kfdbed_gpu_dev_init() - create /dev/kfdbed
+ *
+ * Return: 0 or a negative errno.
+ */
+int kfdbed_gpu_dev_init(void)
+{
+	return misc_register(&kfdbed_gpu_misc);
+}
+
+/**
+ * kfdbed_gpu_dev_fini() - remove /dev/kfdbed
+ */
+void kfdbed_gpu_dev_fini(void)
+{
+	misc_deregister(&kfdbed_gpu_misc);
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KFD test bed: the kernel's real KFD SVM code on emulated GPUs.
+ *
+ * What it is
+ * ----------
+ * A module named amdgpu (it takes amdgpu's place, so svmtune_kfd attaches
+ * to it) made of the test kernel's own drivers/gpu/drm/amd/amdkfd/kfd_svm.c
+ * and kfd_migrate.c, compiled unmodified from the kernel tree (Kbuild), and
+ * an emulated amdgpu layer, kfdbed_*.c, that provides every function and
+ * variable those two files use from the rest of amdgpu and KFD, on real
+ * kernel machinery wherever the kernel has it:
+ *
+ *  - devices (this file): 1-4 GPUs (num_gpus, vram_mb), each a struct
+ *    amdgpu_device with its drm device inside (devm_drm_dev_alloc() on a
+ *    PCI device that is on no bus), a KFD device and node, GFX 9.4.2
+ *    (Aldebaran: dGPU, XNACK, retry faults on IH1). Its VRAM becomes
+ *    MEMORY_DEVICE_PRIVATE memory through KFD's own
+ *    kgd2kfd_init_zone_device() (svm_migrate_init), so KFD's own
+ *    dev_pagemap_ops (svm_migrate_to_ram, svm_migrate_page_free) serve CPU
+ *    faults; the bytes of VRAM live in a vmalloc'ed backing store.
+ *  - BOs (kfdbed_bo.c): a real TTM device with a VRAM manager of ours on
+ *    the kernel's buddy allocator (gpu_buddy): 2 MiB blocks when the size
+ *    allows; amdgpu_res_first() walks them as on amdgpu.
+ *  - SDMA and GART (kfdbed_sdma.c): jobs with IBs of our own packet format
+ *    run in order on a workqueue and signal dma_fences; copies are memcpy
+ *    between the VRAM backing store and system pages reached through GART
+ *    entries, which KFD writes with amdgpu_gart_map() into an IB and SDMA
+ *    copies into the GART table (a VRAM BO), exactly KFD's sequence.
+ *  - GPU VM (kfdbed_vm.c): per process and GPU, a page table of GFX9 PTEs
+ *    written by amdgpu_vm_update_range(); hmm_range_fault() for KFD's page
+ *    snapshots.
+ *  - Retry faults (kfdbed_ih.c): an IH1 ring drained by a work item that
+ *    calls KFD's svm_range_restore_pages(), with the GMC fault filter and
+ *    the checkpoint wait KFD uses when it drains faults.
+ *  - KFD's rest (kfdbed_kfd.c): processes created on open of /dev/kfd,
+ *    bound to the address space by an MMU notifier, with one VM per GPU
+ *    and KFD's own svm_range_list_init(); /dev/kfd speaks KFD's uapi for
+ *    GET_VERSION, SET_XNACK_MODE and SVM (KFD's own svm_ioctl()), so KFD
+ *    programs' SVM calls run unchanged; eviction fences; SMI events
+ *    (counted); memory limits.
+ *  - /dev/kfdbed (kfdbed_gpu.c): what a GPU does on its own, for tests:
+ *    accesses through the page table with retry faults, and counters.
+ *
+ * Why /dev/kfd and a second node: KFD's SVM uapi on its usual node lets
+ * existing KFD tests and svmtune's KFD tests run against the real SVM code
+ * unchanged; the GPU-side controls have no KFD equivalent (a real GPU runs
+ * shaders) and are kept apart on /dev/kfdbed, so /dev/kfd stays KFD's.
+ *
+ * VRAM overcommit works as on amdgpu: TTM evicts KFD's SVM BOs, waiting
+ * on KFD's eviction fence, which makes KFD migrate their pages out.
+ *
+ * Not emulated yet (each fails with an error and a one-time log): moving
+ * BO contents (TTM moves other than gutting an SVM BO), BO-backed GPU
+ * mappings (KFD's non-SVM allocations), jobs on engines other than SDMA,
+ * XGMI hives and partitions.
+ *
+ * No code here is taken from amdgpu: the emulation follows the interfaces
+ * and documented behaviour of the functions KFD calls.
+ *
+ * Build: make -C <kernel tree> M=$PWD modules (the tree must have KFD's
+ * sources and CONFIG_HSA_AMD_SVM). Load: modprobe ttm drm_exec first (the
+ * module needs TTM and drm_exec, as amdgpu does), then insmod amdgpu.ko
+ * [num_gpus=1-4] [vram_mb=16-4096] [xnack=0|1] [svm_default_granularity=N].
+ * kfdbed_test.c exercises it; its header says how to run it in the test VM.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/memremap.h>
+#include <linux/migrate.h>
+#include <linux/module.h>
+#include <linux/pci_ids.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_drv.h>
+
+#include "kfdbed.h"
+
+static unsigned int num_gpus = 1;
+module_param(num_gpus, uint, 0444);
+MODULE_PARM_DESC(num_gpus, "Emulated GPUs (1-4, default 1)");
+
+static unsigned int vram_mb = 256;
+module_param(vram_mb, uint, 0444);
+MODULE_PARM_DESC(vram_mb,
+		 "VRAM per GPU in MiB (16-4096, a multiple of 2, default 256)");
+
+struct kfdbed_gpu *kfdbed_gpus[KFDBED_MAX_GPUS];
+unsigned int kfdbed_num_gpus;
+
+/* gpu_id of GPU i: any non-zero value user space passes back (KFD hashes). */
+#define KFDBED_GPU_ID(i) (0x7400 + (i) + 1)
+
+static const struct drm_driver kfdbed_drm_driver = {
+	.driver_features = DRIVER_GEM,
+	.name = "amdgpu",
+	.desc = "KFD test bed (emulated amdgpu)",
+	.major = 3,
+	.minor = 59,
+};
+
+/**
+ * kfdbed_gpu_from_adev() - the emulated GPU of an amdgpu device
+ * @adev: the device
+ *
+ * Return: the GPU (never NULL for a device of this module).
+ */
+struct kfdbed_gpu *kfdbed_gpu_from_adev(struct amdgpu_device *adev)
+{
+	unsigned int i;
+
+	for (i = 0; i < KFDBED_MAX_GPUS; i++)
+		if (kfdbed_gpus[i] && kfdbed_gpus[i]->adev == adev)
+			return kfdbed_gpus[i];
+	WARN_ONCE(1, "kfdbed: unknown amdgpu device %p\n", adev);
+	return kfdbed_gpus[0];
+}
+
+/**
+ * kfdbed_warn_unsupported() - log, once per message, what is not emulated
+ * @what: a string literal naming it
+ */
+void kfdbed_warn_unsupported(const char *what)
+{
+	static const char *warned[16];
+	static DEFINE_SPINLOCK(lock);
+	unsigned int i;
+	bool first = true;
+
+	spin_lock(&lock);
+	for (i = 0; i < ARRAY_SIZE(warned) && warned[i]; i++)
+		if (warned[i] == what)
+			first = false;
+	if (first && i < ARRAY_SIZE(warned))
+		warned[i] = what;
+	spin_unlock(&lock);
+	if (first)
+		pr_warn("kfdbed: not emulated: %s\n", what);
+}
+
+/**
+ * kfdbed_vram_evict_all() - bring every VRAM page back to system memory
+ * @gpu: the GPU
+ *
+ * At unload, pages may still be in VRAM in address spaces that outlive
+ * the module; the pagemap cannot go while they are. Each is copied from
+ * the backing store into a new system page and migrated back; KFD's
+ * page_free releases its SVM BO references.
+ */
+static void kfdbed_vram_evict_all(struct kfdbed_gpu *gpu)
+{
+	struct dev_pagemap *pgmap = &gpu->adev->kfd.pgmap;
+	unsigned long start = PHYS_PFN(pgmap->range.start);
+	unsigned long npages = range_len(&pgmap->range) >> PAGE_SHIFT;
+	const unsigned long chunk = 512;
+	unsigned long *src, *dst, base, i, n;
+
+	if (pgmap->type != MEMORY_DEVICE_PRIVATE)
+		return;
+	src = kvcalloc(chunk, sizeof(*src), GFP_KERNEL | __GFP_NOFAIL);
+	dst = kvcalloc(chunk, sizeof(*dst), GFP_KERNEL | __GFP_NOFAIL);
+	for (base = 0; base < npages; base += chunk) {
+		n = min(chunk, npages - base);
+		memset(dst, 0, n * sizeof(*dst));
+		migrate_device_range(src, start + base, n);
+		for (i = 0; i < n; i++) {
+			struct page *spage = migrate_pfn_to_page(src[i]);
+			struct page *dpage;
+			u64 off;
+
+			if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
+				continue;
+			off = ((u64)page_to_pfn(spage) << PAGE_SHIFT) -
+			      pgmap->range.start;
+			dpage = alloc_page(GFP_HIGHUSER | __GFP_NOFAIL);
+			lock_page(dpage);
+			memcpy_to_page(dpage, 0, (u8 *)gpu->vram + off,
+				       PAGE_SIZE);
+			dst[i] = migrate_pfn(page_to_pfn(dpage));
+		}
+		migrate_device_pages(src, dst, n);
+		migrate_device_finalize(src, dst, n);
+	}
+	kvfree(src);
+	kvfree(dst);
+}
+
+static void kfdbed_pdev_release(struct device *dev)
+{
+	kfree(to_pci_dev(dev));
+}
+
+static void kfdbed_gpu_destroy(struct kfdbed_gpu *gpu)
+{
+	struct amdgpu_device *adev = gpu->adev;
+
+	if (adev) {
+		kfdbed_ih_fini(gpu);
+		if (gpu->sdma_wq)
+			flush_workqueue(gpu->sdma_wq);
+		if (adev->mman.initialized)
+			kfdbed_bo_fini(gpu);
+		if (gpu->sdma_wq)
+			kfdbed_sdma_fini(gpu);
+		kfree(adev->reset_domain);
+	}
+	kfree(gpu->node);
+	kfree(gpu->kfd);
+	/*
+	 * The device is never bound to a driver, so its managed resources
+	 * go with their group: the pagemap and its region (KFD's), then the
+	 * drm device (adev), which drops its reference to the device.
+	 */
+	if (gpu->devres_group)
+		devres_release_group(&gpu->pdev->dev, gpu->devres_group);
+	put_device(&gpu->pdev->dev);
+	vfree(gpu->vram);
+	kvfree(gpu);
+}
+
+static int kfdbed_gpu_create(unsigned int index)
+{
+	struct amdgpu_reset_domain *reset_domain;
+	struct amdgpu_device *adev;
+	struct kfdbed_gpu *gpu;
+	struct pci_dev *pdev;
+	int r;
+
+	gpu = kvzalloc(sizeof(*gpu), GFP_KERNEL);
+	pdev = kzalloc(sizeof(*pdev), GFP_KERNEL);
+	if (!gpu || !pdev) {
+		kvfree(gpu);
+		kfree(pdev);
+		return -ENOMEM;
+	}
+	gpu->index = index;
+	gpu->pdev = pdev;
+	gpu->vram_size = (u64)vram_mb << 20;
+
+	device_initialize(&pdev->dev);
+	pdev->dev.release = kfdbed_pdev_release;
+	pdev->dev.coherent_dma_mask = DMA_BIT_MASK(64);
+	pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
+	pdev->vendor = PCI_VENDOR_ID_ATI;
+	pdev->device = 0x740c; /* an Aldebaran (MI250X) id */
+	r = dev_set_name(&pdev->dev, "kfdbed%u", index);
+	if (r)
+		goto out_destroy;
+	kfdbed_gpus[index] = gpu;
+
+	gpu->vram = vzalloc(gpu->vram_size);
+	gpu->kfd = kzalloc(sizeof(*gpu->kfd), GFP_KERNEL);
+	gpu->node = kzalloc(sizeof(*gpu->node), GFP_KERNEL);
+	reset_domain = kzalloc(sizeof(*reset_domain), GFP_KERNEL);
+	gpu->devres_group = devres_open_group(&pdev->dev, NULL, GFP_KERNEL);
+	if (!gpu->devres_group) {
+		kfree(reset_domain);
+		r = -ENOMEM;
+		goto out_destroy;
+	}
+	adev = devm_drm_dev_alloc(&pdev->dev, &kfdbed_drm_driver,
+				  struct amdgpu_device, ddev);
+	if (IS_ERR(adev)) {
+		kfree(reset_domain);
+		r = PTR_ERR(adev);
+		goto out_destroy;
+	}
+	gpu->adev = adev;
+	adev->reset_domain = reset_domain;
+	if (!gpu->vram || !gpu->kfd || !gpu->node || !reset_domain) {
+		r = -ENOMEM;
+		goto out_destroy;
+	}
+	kref_init(&reset_domain->refcount);
+	init_rwsem(&reset_domain->sem);
+
+	adev->dev = &pdev->dev;
+	adev->pdev = pdev;
+	adev->asic_type = CHIP_ALDEBARAN;
+	adev->flags = 0; /* a dGPU */
+	adev->ip_versions[GC_HWIP][0] = IP_VERSION(9, 4, 2);
+	adev->gmc.real_vram_size = gpu->vram_size;
+	adev->gmc.mc_vram_size = gpu->vram_size;
+	adev->gmc.visible_vram_size = 0; /* no CPU access to VRAM */
+	adev->gmc.vram_start = KFDBED_VRAM_START;
+	adev->gmc.vram_end = KFDBED_VRAM_START + gpu->vram_size - 1;
+	adev->gmc.gart_start = KFDBED_GART_START;
+	adev->gmc.gart_size = KFDBED_GART_SIZE;
+	adev->gmc.gart_end = KFDBED_GART_START + KFDBED_GART_SIZE - 1;
+	adev->vm_manager.vram_base_offset = 0;
+
+	r = kfdbed_bo_init(gpu);
+	if (r)
+		goto out_destroy;
+	r = kfdbed_sdma_init(gpu);
+	if (r)
+		goto out_destroy;
+	kfdbed_ih_init(gpu);
+
+	gpu->kfd->adev = adev;
+	gpu->kfd->num_nodes = 1;
+	gpu->kfd->nodes[0] = gpu->node;
+	gpu->kfd->init_complete = true;
+	gpu->node->adev = adev;
+	gpu->node->kfd = gpu->kfd;
+	gpu->node->id = KFDBED_GPU_ID(index);
+	gpu->node->node_id = 0;
+	gpu->node->xcc_mask = 1;
+	gpu->node->interrupt_bitmap = 1;
+	gpu->node->compute_vmid_bitmap = 0xff00;
+	adev->kfd.dev = gpu->kfd;
+
+	/* KFD's own: VRAM as device-private memory, then its range limit. */
+	r = kgd2kfd_init_zone_device(adev);
+	if (r)
+		goto out_destroy;
+	svm_range_set_max_pages(adev);
+	devres_close_group(&pdev->dev, gpu->devres_group);
+
+	dev_info(
+		adev->dev,
+		"emulated GPU %u: gpu_id 0x%x, %u MiB VRAM, GFX 9.4.2, XNACK\n",
+		index, gpu->node->id, vram_mb);
+	return 0;
+
+out_destroy:
+	kfdbed_gpus[index] = NULL;
+	kfdbed_gpu_destroy(gpu);
+	return r;
+}
+
+static void kfdbed_cleanup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < kfdbed_num_gpus; i++)
+		kfdbed_vram_evict_all(kfdbed_gpus[i]);
+	kfdbed_kfd_fini();
+	for (i = kfdbed_num_gpus; i-- > 0;) {
+		kfdbed_gpu_destroy(kfdbed_gpus[i]);
+		kfdbed_gpus[i] = NULL;
+	}
+	kfdbed_num_gpus = 0;
+}
+
+static int __init kfdbed_init(void)
+{
+	unsigned int i;
+	int r;
+
+	if (!num_gpus || num_gpus > KFDBED_MAX_GPUS || vram_mb < 16 ||
+	    vram_mb > 4096 || vram_mb % 2)
+		return -EINVAL;
+	for (i = 0; i < num_gpus; i++) {
+		r = kfdbed_gpu_create(i);
+		if (r)
+			goto out_gpus;
+		kfdbed_num_gpus++;
+	}
+	r = kfdbed_kfd_init();
+	if (r)
+		goto out_gpus;
+	r = kfdbed_gpu_dev_init();
+	if (r) {
+		kfdbed_cleanup();
+		return r;
+	}
+	return 0;
+
+out_gpus:
+	while (kfdbed_num_gpus) {
+		kfdbed_num_gpus--;
+		kfdbed_gpu_destroy(kfdbed_gpus[kfdbed_num_gpus]);
+		kfdbed_gpus[kfdbed_num_gpus] = NULL;
+	}
+	return r;
+}
+
+static void __exit kfdbed_exit(void)
+{
+	kfdbed_gpu_dev_fini();
+	kfdbed_cleanup();
+}
+
+module_init(kfdbed_init);
+module_exit(kfdbed_exit);
+MODULE_DESCRIPTION(
+	"KFD test bed: kernel KFD SVM code on emulated amdgpu devices");
+MODULE_LICENSE("GPL");

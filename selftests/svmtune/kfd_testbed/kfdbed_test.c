@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KFD test bed smoke test: KFD's real SVM code on the emulated GPU.
+ *
+ *  1. /dev/kfd: KFD's version; /dev/kfdbed: the GPU's gpu_id.
+ *  2. SVM GET_ATTR on a new buffer: KFD's defaults.
+ *  3. Prefetch to VRAM with SET_ATTR: SDMA copies the pages into VRAM.
+ *  4. CPU reads: KFD's svm_migrate_to_ram brings them back, data intact.
+ *  5. GPU reads through its page table: retry faults, KFD migrates the
+ *     pages to VRAM and maps them; the GPU sees the CPU's data.
+ *  6. GPU writes, CPU reads the GPU's data back.
+ *  7. With two GPUs: the second reads what the first holds in its VRAM.
+ *  8. A child process leaves pages in VRAM and exits: the VRAM is freed.
+ *
+ * "kfdbed_test noxnack": the same with XNACK off (no GPU faults: KFD maps
+ * up front, evicts and restores on CPU changes).
+ * "kfdbed_test overcommit" (module loaded with vram_mb=16): TTM evicts
+ * one buffer's VRAM for another's, KFD migrates it out.
+ * "kfdbed_test hold": prefetch to VRAM, close the devices, wait for the
+ * module to go (the file /tmp/hold.go), then check the data, for the
+ * unload-time eviction.
+ *
+ * Build: gcc -static -O2 -I<kernel uapi headers> -I. -o kfdbed_test <this file>
+ * (the test kernel's headers: <tree>/.svmtune-usr/include). In the test VM:
+ *   tools/testvm/run --no-amdgpu --no-load --kmemleak --file DIR:/extra/kfdbed -- \
+ *	sh -c 'modprobe ttm && modprobe drm_exec &&
+ *	       insmod /extra/kfdbed/amdgpu.ko && /extra/kfdbed/kfdbed_test'
+ * with DIR holding amdgpu.ko and kfdbed_test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kfd_ioctl.h>
+
+#include "kfdbed_uapi.h"
+
+#define SZ_2M (2UL << 20)
+#define BUF_SIZE (4UL << 20)
+
+static int fails;
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (cond) {                                                \
+			printf("ok - " __VA_ARGS__);                       \
+			printf("\n");                                      \
+		} else {                                                   \
+			printf("not ok - " __VA_ARGS__);                   \
+			printf(" (%s:%d, errno %d)\n", __FILE__, __LINE__, \
+			       errno);                                     \
+			fails++;                                           \
+		}                                                          \
+	} while (0)
+
+static int svm(int kfd, uint32_t op, void *addr, size_t size,
+	       struct kfd_ioctl_svm_attribute *attrs, uint32_t nattr)
+{
+	size_t len = sizeof(struct kfd_ioctl_svm_args) + nattr * sizeof(*attrs);
+	struct kfd_ioctl_svm_args *args = calloc(1, len);
+	int r;
+
+	args->start_addr = (uintptr_t)addr;
+	args->size = size;
+	args->op = op;
+	args->nattr = nattr;
+	memcpy(args->attrs, attrs, nattr * sizeof(*attrs));
+	r = ioctl(kfd,
+		  _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x20, len),
+		  args);
+	memcpy(attrs, args->attrs, nattr * sizeof(*attrs));
+	free(args);
+	return r;
+}
+
+static struct kfdbed_gpu_stats stats(int bed)
+{
+	struct kfdbed_info_args info;
+
+	memset(&info, 0, sizeof(info));
+	if (ioctl(bed, KFDBED_IOC_INFO, &info))
+		perror("KFDBED_IOC_INFO");
+	return info.gpus[0];
+}
+
+static int gpu_access(int bed, uint32_t gpu_id, void *va, void *buf,
+		      size_t size, int write, struct kfdbed_access_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->va = (uintptr_t)va;
+	a->ptr = (uintptr_t)buf;
+	a->size = size;
+	a->gpu_id = gpu_id;
+	a->flags = write ? KFDBED_ACCESS_WRITE : 0;
+	return ioctl(bed, KFDBED_IOC_ACCESS, a);
+}
+
+static uint32_t pattern(size_t i, uint32_t seed)
+{
+	return (uint32_t)(i * 2654435761u) ^ seed;
+}
+
+static int check_pattern(const uint32_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != pattern(i, seed)) {
+			printf("# word %zu: 0x%x, expected 0x%x\n", i, p[i],
+			       pattern(i, seed));
+			return 0;
+		}
+	return 1;
+}
+
+static struct kfdbed_info_args info_all(int bed)
+{
+	struct kfdbed_info_args info;
+
+	memset(&info, 0, sizeof(info));
+	if (ioctl(bed, KFDBED_IOC_INFO, &info))
+		perror("KFDBED_IOC_INFO");
+	return info;
+}
+
+static int prefetch(int kfd, void *p, size_t size, uint32_t gpu_id)
+{
+	struct kfd_ioctl_svm_attribute attr[2] = {
+		{ KFD_IOCTL_SVM_ATTR_PREFETCH_LOC, gpu_id },
+		{ KFD_IOCTL_SVM_ATTR_ACCESS, gpu_id },
+	};
+
+	return svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, size, attr, 2);
+}
+
+/* A process whose pages stay in VRAM while the module goes. */
+static int hold_pages(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	uint32_t *p, gpu_id;
+	size_t i, n = SZ_2M / 4;
+	struct stat st;
+	FILE *f;
+
+	if (kfd < 0 || bed < 0)
+		return 2;
+	gpu_id = stats(bed).gpu_id;
+	p = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (i = 0; i < n; i++)
+		p[i] = pattern(i, 0x5555);
+	if (prefetch(kfd, p, SZ_2M, gpu_id) || stats(bed).vram_used < SZ_2M) {
+		printf("not ok - hold: prefetch\n");
+		return 1;
+	}
+	close(bed);
+	close(kfd);
+	f = fopen("/tmp/hold.ready", "w");
+	fclose(f);
+	while (stat("/tmp/hold.go", &st))
+		usleep(100000);
+	if (!check_pattern(p, n, 0x5555)) {
+		printf("not ok - hold: data after unload\n");
+		return 1;
+	}
+	printf("ok - hold: data intact after the module's unload\n");
+	return 0;
+}
+
+/*
+ * XNACK off: KFD maps ranges up front, evicts the process's queues on CPU
+ * invalidations and remaps from its restore worker; the GPU never faults.
+ */
+static int noxnack(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	struct kfd_ioctl_set_xnack_mode_args x = { .xnack_enabled = 0 };
+	struct kfd_ioctl_svm_attribute attr[1];
+	struct kfdbed_access_args a;
+	size_t i, n = SZ_2M / 4;
+	uint32_t *p, *host, gpu_id;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0, "xnack off: open");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	gpu_id = stats(bed).gpu_id;
+	r = ioctl(kfd, AMDKFD_IOC_SET_XNACK_MODE, &x);
+	x.xnack_enabled = -1;
+	r = r ?: ioctl(kfd, AMDKFD_IOC_SET_XNACK_MODE, &x);
+	CHECK(!r && x.xnack_enabled == 0, "xnack off: SET_XNACK_MODE");
+	p = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(SZ_2M);
+	for (i = 0; i < n; i++)
+		p[i] = pattern(i, 0x1111);
+
+	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[0].value = gpu_id;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, SZ_2M, attr, 1);
+	CHECK(!r, "xnack off: SET_ATTR access maps the range");
+	r = gpu_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
+	CHECK(!r && !a.faults && a.sys_pages == n / 1024 &&
+		      check_pattern(host, n, 0x1111),
+	      "xnack off: GPU reads system memory without faults (%u faults, %llu pages)",
+	      a.faults, (unsigned long long)a.sys_pages);
+
+	/*
+	 * New pages under the range: KFD's notifier evicts the queues, its
+	 * restore worker maps the new pages and resumes them.
+	 */
+	madvise(p, SZ_2M, MADV_DONTNEED);
+	for (i = 0; i < n; i++)
+		p[i] = pattern(i, 0x2222);
+	r = gpu_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
+	CHECK(!r && !a.faults && check_pattern(host, n, 0x2222),
+	      "xnack off: after the pages changed, the GPU reads the new ones (%u faults)",
+	      a.faults);
+
+	/* Prefetch: the restore worker maps the VRAM copy. */
+	r = prefetch(kfd, p, SZ_2M, gpu_id);
+	CHECK(!r, "xnack off: prefetch to VRAM");
+	r = gpu_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
+	CHECK(!r && !a.faults && a.vram_pages == n / 1024 &&
+		      check_pattern(host, n, 0x2222),
+	      "xnack off: GPU reads VRAM without faults (%u faults, %llu VRAM pages)",
+	      a.faults, (unsigned long long)a.vram_pages);
+	CHECK(check_pattern(p, n, 0x2222), "xnack off: CPU reads back");
+	return fails ? 1 : 0;
+}
+
+/*
+ * VRAM overcommit (run with vram_mb=16): prefetch two 8 MiB buffers; the
+ * second's BO makes TTM evict the first's, which KFD migrates back to
+ * system memory. Both keep their data.
+ */
+static int vram_overcommit(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	size_t size = 8UL << 20, n = size / 4, i;
+	struct kfdbed_gpu_stats s0, s1, s2;
+	uint32_t *p[2], gpu_id;
+	int b, r;
+
+	CHECK(kfd >= 0 && bed >= 0, "overcommit: open");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	s0 = stats(bed);
+	gpu_id = s0.gpu_id;
+	for (b = 0; b < 2; b++) {
+		p[b] = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (i = 0; i < n; i++)
+			p[b][i] = pattern(i, 0x100 + b);
+	}
+	r = prefetch(kfd, p[0], size, gpu_id);
+	s1 = stats(bed);
+	CHECK(!r && s1.pages_to_vram - s0.pages_to_vram == n / 1024,
+	      "overcommit: first 8 MiB prefetched (%llu pages, VRAM used %llu KiB of %llu)",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	      (unsigned long long)s1.vram_used >> 10,
+	      (unsigned long long)s1.vram_size >> 10);
+	r = prefetch(kfd, p[1], size, gpu_id);
+	s2 = stats(bed);
+	/* 16 MiB of VRAM: at least one 2 MiB range of the first had to go. */
+	CHECK(!r && s2.pages_to_vram - s1.pages_to_vram == n / 1024 &&
+		      s2.pages_to_ram - s1.pages_to_ram >= 512,
+	      "overcommit: second 8 MiB prefetched, first partly evicted (%llu pages in, %llu out)",
+	      (unsigned long long)(s2.pages_to_vram - s1.pages_to_vram),
+	      (unsigned long long)(s2.pages_to_ram - s1.pages_to_ram));
+	CHECK(check_pattern(p[0], n, 0x100) && check_pattern(p[1], n, 0x101),
+	      "overcommit: both buffers keep their data");
+	return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct kfd_ioctl_get_version_args ver = { 0 };
+	struct kfd_ioctl_svm_attribute attr[3];
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdbed_access_args a;
+	size_t n = BUF_SIZE / 4, i;
+	uint32_t gpu_id, *buf, *host;
+	char *raw;
+	int kfd, bed, r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "hold"))
+		return hold_pages();
+	if (argc > 1 && !strcmp(argv[1], "noxnack"))
+		return noxnack();
+	if (argc > 1 && !strcmp(argv[1], "overcommit"))
+		return vram_overcommit();
+	kfd = open("/dev/kfd", O_RDWR);
+	bed = open("/dev/kfdbed", O_RDWR);
+	CHECK(kfd >= 0 && bed >= 0, "open /dev/kfd and /dev/kfdbed");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	r = ioctl(kfd, AMDKFD_IOC_GET_VERSION, &ver);
+	CHECK(!r && ver.major_version == 1, "KFD version %u.%u",
+	      ver.major_version, ver.minor_version);
+	s0 = stats(bed);
+	gpu_id = s0.gpu_id;
+	CHECK(gpu_id != 0, "gpu_id 0x%x, %llu MiB VRAM", gpu_id,
+	      (unsigned long long)s0.vram_size >> 20);
+
+	raw = mmap(NULL, BUF_SIZE + SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	host = malloc(BUF_SIZE);
+	for (i = 0; i < n; i++)
+		buf[i] = pattern(i, 0x1234);
+
+	attr[0].type = KFD_IOCTL_SVM_ATTR_GRANULARITY;
+	attr[0].value = 0;
+	attr[1].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
+	attr[1].value = 0;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, buf, BUF_SIZE, attr, 2);
+	CHECK(!r && attr[0].value == 9 &&
+		      attr[1].value == KFD_IOCTL_SVM_LOCATION_UNDEFINED,
+	      "GET_ATTR defaults: granularity %u, preferred 0x%x",
+	      attr[0].value, attr[1].value);
+
+	/* Prefetch to VRAM: KFD migrates with SDMA. */
+	s0 = stats(bed);
+	attr[0].type = KFD_IOCTL_SVM_ATTR_PREFETCH_LOC;
+	attr[0].value = gpu_id;
+	attr[1].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[1].value = gpu_id;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, BUF_SIZE, attr, 2);
+	s1 = stats(bed);
+	CHECK(!r, "SET_ATTR prefetch to gpu 0x%x", gpu_id);
+	CHECK(s1.pages_to_vram - s0.pages_to_vram == BUF_SIZE / 4096,
+	      "prefetch copied %llu pages to VRAM (expected %lu), %llu SDMA jobs, VRAM used %llu KiB",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	      BUF_SIZE / 4096,
+	      (unsigned long long)(s1.sdma_jobs - s0.sdma_jobs),
+	      (unsigned long long)s1.vram_used >> 10);
+
+	/* CPU reads: KFD's CPU fault handler brings the pages back. */
+	CHECK(check_pattern(buf, n, 0x1234),
+	      "CPU reads the data back from VRAM");
+	s0 = stats(bed);
+	CHECK(s0.pages_to_ram - s1.pages_to_ram == BUF_SIZE / 4096,
+	      "CPU faults copied %llu pages back to system memory",
+	      (unsigned long long)(s0.pages_to_ram - s1.pages_to_ram));
+
+	/* GPU reads: retry faults, KFD migrates and maps. */
+	s0 = stats(bed);
+	memset(host, 0, BUF_SIZE);
+	r = gpu_access(bed, gpu_id, buf, host, BUF_SIZE, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r,
+	      "GPU read: %u faults, %llu VRAM pages, %llu system pages, error %d",
+	      a.faults, (unsigned long long)a.vram_pages,
+	      (unsigned long long)a.sys_pages, a.fault_error);
+	CHECK(check_pattern(host, n, 0x1234), "GPU reads the CPU's data");
+	printf("# faults handled %llu, to VRAM %llu pages, PTEs %llu, TLB flushes %llu, filtered %llu\n",
+	       (unsigned long long)(s1.faults_handled - s0.faults_handled),
+	       (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	       (unsigned long long)(s1.pte_updates - s0.pte_updates),
+	       (unsigned long long)(s1.tlb_flushes - s0.tlb_flushes),
+	       (unsigned long long)(s1.retry_faults_filtered -
+				    s0.retry_faults_filtered));
+
+	/* GPU writes, CPU reads. */
+	for (i = 0; i < n; i++)
+		host[i] = pattern(i, 0xabcd);
+	r = gpu_access(bed, gpu_id, buf, host, BUF_SIZE, 1, &a);
+	CHECK(!r, "GPU write: %u faults, %llu VRAM pages", a.faults,
+	      (unsigned long long)a.vram_pages);
+	CHECK(check_pattern(buf, n, 0xabcd), "CPU reads the GPU's data");
+
+	/* A second GPU reads what the first holds in VRAM. */
+	if (info_all(bed).num_gpus >= 2) {
+		struct kfdbed_info_args i0 = info_all(bed), i1;
+		uint32_t gpu1 = i0.gpus[1].gpu_id;
+
+		/* The first GPU takes the pages into its VRAM... */
+		r = gpu_access(bed, gpu_id, buf, host, BUF_SIZE, 0, &a);
+		CHECK(!r && a.vram_pages == BUF_SIZE / 4096,
+		      "GPU 0x%x reads: %u faults, %llu VRAM pages", gpu_id,
+		      a.faults, (unsigned long long)a.vram_pages);
+		i0 = info_all(bed);
+		/* ... the second reads them. */
+		memset(host, 0, BUF_SIZE);
+		r = gpu_access(bed, gpu1, buf, host, BUF_SIZE, 0, &a);
+		i1 = info_all(bed);
+		CHECK(!r && check_pattern(host, n, 0xabcd),
+		      "GPU 0x%x reads GPU 0x%x's data: %u faults, %llu VRAM pages",
+		      gpu1, gpu_id, a.faults, (unsigned long long)a.vram_pages);
+		CHECK(i1.gpus[0].pages_to_ram - i0.gpus[0].pages_to_ram ==
+				      BUF_SIZE / 4096 &&
+			      i1.gpus[1].pages_to_vram -
+					      i0.gpus[1].pages_to_vram ==
+				      BUF_SIZE / 4096,
+		      "KFD moved them VRAM 0 -> RAM -> VRAM 1 (%llu, %llu pages)",
+		      (unsigned long long)(i1.gpus[0].pages_to_ram -
+					   i0.gpus[0].pages_to_ram),
+		      (unsigned long long)(i1.gpus[1].pages_to_vram -
+					   i0.gpus[1].pages_to_vram));
+	}
+
+	/* A child leaves pages in VRAM and exits: KFD frees its BOs. */
+	s0 = stats(bed);
+	if (!fork()) {
+		int ckfd = open("/dev/kfd", O_RDWR);
+		char *c = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		memset(c, 1, SZ_2M);
+		_exit(ckfd < 0 || prefetch(ckfd, c, SZ_2M, gpu_id) ? 1 : 0);
+	}
+	wait(&r);
+	CHECK(WIFEXITED(r) && !WEXITSTATUS(r),
+	      "child prefetched 2 MiB and exited");
+	/* KFD releases a process from work items once its mm is gone. */
+	for (i = 0; i < 300 && stats(bed).vram_used > s0.vram_used; i++)
+		usleep(100000);
+	s1 = stats(bed);
+	CHECK(s1.vram_used == s0.vram_used,
+	      "VRAM used back to %llu KiB (was %llu) %.1f s after the child's exit",
+	      (unsigned long long)s1.vram_used >> 10,
+	      (unsigned long long)s0.vram_used >> 10, i / 10.0);
+
+	/* A GPU access outside any mapping fails as a VM fault. */
+	r = gpu_access(bed, gpu_id, (void *)0x10000, host, 4096, 0, &a);
+	CHECK(r && errno == EFAULT && a.fault_error,
+	      "GPU read of unmapped memory fails (KFD said %d)", a.fault_error);
+
+	munmap(raw, BUF_SIZE + SZ_2M);
+	close(bed);
+	close(kfd);
+	printf("# %s\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
+}

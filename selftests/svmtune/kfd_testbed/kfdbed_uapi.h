@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * KFD test bed: the control device /dev/kfdbed, for tests. KFD's own API
+ * (AMDKFD_IOC_GET_VERSION, AMDKFD_IOC_SET_XNACK_MODE, AMDKFD_IOC_SVM) is on
+ * /dev/kfd; this device is what a GPU would do on its own: access memory
+ * through its page table, and report what it saw.
+ */
+#ifndef KFDBED_UAPI_H
+#define KFDBED_UAPI_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define KFDBED_VERSION 1
+
+/**
+ * struct kfdbed_gpu_stats - one GPU's counters
+ * @gpu_id: KFD's gpu_id, as AMDKFD_IOC_SVM attributes take it
+ * @pad: zero
+ * @vram_size: bytes of VRAM
+ * @vram_used: bytes of VRAM allocated to BOs
+ * @sdma_jobs: SDMA jobs executed
+ * @sdma_bytes: bytes copied or filled by SDMA
+ * @gart_maps: GART entries written by amdgpu_gart_map()
+ * @pte_updates: PTEs written by amdgpu_vm_update_range()
+ * @tlb_flushes: amdgpu_vm_flush_compute_tlb() calls
+ * @retry_faults: retry faults written to the IH1 ring
+ * @retry_faults_filtered: retry faults the fault filter dropped
+ * @retry_faults_overflow: retry faults dropped on a full ring
+ * @faults_handled: retry faults handed to svm_range_restore_pages()
+ * @faults_failed: of those, how many it returned an error for
+ * @migrations: KFD migration start events
+ * @pages_to_vram: pages copied to VRAM by SDMA (from the copy sizes)
+ * @pages_to_ram: pages copied from VRAM by SDMA
+ * @unmaps: KFD unmap-from-GPU events
+ * @accesses: pages accessed through KFDBED_IOC_ACCESS
+ */
+struct kfdbed_gpu_stats {
+	__u32 gpu_id;
+	__u32 pad;
+	__u64 vram_size;
+	__u64 vram_used;
+	__u64 sdma_jobs;
+	__u64 sdma_bytes;
+	__u64 gart_maps;
+	__u64 pte_updates;
+	__u64 tlb_flushes;
+	__u64 retry_faults;
+	__u64 retry_faults_filtered;
+	__u64 retry_faults_overflow;
+	__u64 faults_handled;
+	__u64 faults_failed;
+	__u64 migrations;
+	__u64 pages_to_vram;
+	__u64 pages_to_ram;
+	__u64 unmaps;
+	__u64 accesses;
+};
+
+/**
+ * struct kfdbed_info_args - KFDBED_IOC_INFO
+ * @version: out: KFDBED_VERSION
+ * @num_gpus: out: GPUs (at most 4)
+ * @gpus: out: their counters
+ */
+struct kfdbed_info_args {
+	__u32 version;
+	__u32 num_gpus;
+	struct kfdbed_gpu_stats gpus[4];
+};
+
+#define KFDBED_ACCESS_WRITE (1U << 0)
+
+/**
+ * struct kfdbed_access_args - KFDBED_IOC_ACCESS: the GPU reads or writes
+ *	the caller's memory through its page table
+ * @va: GPU virtual address (SVM: the CPU address), page-aligned
+ * @ptr: user buffer the data is read into or written from
+ * @size: bytes, a multiple of the page size
+ * @gpu_id: which GPU
+ * @flags: KFDBED_ACCESS_WRITE for a write
+ * @faults: out: retry faults raised
+ * @fault_error: out: when the access failed on a fault, what
+ *	svm_range_restore_pages() returned (negative errno), else 0
+ * @fault_addr: out: the failing address
+ * @vram_pages: out: pages the GPU found in its VRAM
+ * @sys_pages: out: pages the GPU found in system memory
+ */
+struct kfdbed_access_args {
+	__u64 va;
+	__u64 ptr;
+	__u64 size;
+	__u32 gpu_id;
+	__u32 flags;
+	__u32 faults;
+	__s32 fault_error;
+	__u64 fault_addr;
+	__u64 vram_pages;
+	__u64 sys_pages;
+};
+
+#define KFDBED_IOC_INFO _IOR('k', 0x40, struct kfdbed_info_args)
+#define KFDBED_IOC_ACCESS _IOWR('k', 0x41, struct kfdbed_access_args)
+
+#endif /* KFDBED_UAPI_H */

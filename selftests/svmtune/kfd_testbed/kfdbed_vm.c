@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KFD test bed: GPU virtual memory. Each process's VM on a GPU has a page
+ * table of GFX9-format PTEs (address | flags) in kernel memory, one leaf of
+ * 512 PTEs per 2 MiB, written by amdgpu_vm_update_range() the way amdgpu's
+ * CPU page-table update path would (updates are synchronous; the fences
+ * handed back are already signalled). A new leaf becomes visible to the GPU
+ * only at amdgpu_vm_update_pdes(), as a new page table does on amdgpu once
+ * its PDE is written. The VM's root page directory is a real VRAM BO: KFD
+ * reserves it to lock the VM.
+ */
+#include <linux/hmm.h>
+#include <linux/sched/mm.h>
+
+#include <drm/drm_exec.h>
+
+#include "kfdbed.h"
+#include "amdgpu_gem.h"
+#include "amdgpu_hmm.h"
+
+/**
+ * kfdbed_vm_create() - a compute VM for a process on a GPU
+ * @gpu: the GPU
+ * @pasid: the process's PASID
+ *
+ * Return: the VM, or an ERR_PTR.
+ */
+struct kfdbed_vm *kfdbed_vm_create(struct kfdbed_gpu *gpu, u32 pasid)
+{
+	struct kfdbed_vm *kvm;
+	struct amdgpu_vm *vm;
+	struct amdgpu_bo *root;
+	int r;
+
+	kvm = kzalloc(sizeof(*kvm), GFP_KERNEL);
+	if (!kvm)
+		return ERR_PTR(-ENOMEM);
+	kvm->gpu = gpu;
+	spin_lock_init(&kvm->pt_lock);
+	xa_init(&kvm->pt);
+	kvm->file.driver_priv = &kvm->fpriv;
+
+	vm = &kvm->fpriv.vm;
+	vm->va = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&vm->evicted);
+	INIT_LIST_HEAD(&vm->evicted_user);
+	spin_lock_init(&vm->status_lock);
+	mutex_init(&vm->eviction_lock);
+	vm->last_update = dma_fence_get_stub();
+	vm->last_unlocked = dma_fence_get_stub();
+	vm->last_tlb_flush = dma_fence_get_stub();
+	vm->pasid = pasid;
+	vm->is_compute_context = true;
+	vm->use_cpu_for_update = true;
+
+	r = kfdbed_bo_create_pd(gpu, &root);
+	if (r) {
+		kfdbed_vm_destroy(kvm);
+		return ERR_PTR(r);
+	}
+	vm->root.vm = vm;
+	vm->root.bo = root;
+	INIT_LIST_HEAD(&vm->root.vm_status);
+	return kvm;
+}
+
+/**
+ * kfdbed_vm_destroy() - free a VM and its page table
+ * @kvm: the VM
+ */
+void kfdbed_vm_destroy(struct kfdbed_vm *kvm)
+{
+	struct amdgpu_vm *vm = &kvm->fpriv.vm;
+	unsigned long idx;
+	u64 *leaf;
+
+	xa_for_each(&kvm->pt, idx, leaf)
+		kfree(leaf);
+	xa_destroy(&kvm->pt);
+	amdgpu_bo_unref(&vm->root.bo);
+	dma_fence_put(vm->last_update);
+	dma_fence_put(vm->last_unlocked);
+	dma_fence_put(vm->last_tlb_flush);
+	mutex_destroy(&vm->eviction_lock);
+	kfree(kvm);
+}
+
+/**
+ * amdgpu_vm_update_range() - write the PTEs of a range of GPU pages
+ * @adev: the device
+ * @vm: the VM
+ * @immediate: update on the immediate path (same here)
+ * @unlocked: the caller does not hold the root PD reservation (the MMU
+ *	notifier's unmap); the page-table lock covers both
+ * @flush_tlb: flush the TLB after (no TLB is modelled: nothing to do)
+ * @allow_override: allow MTYPE override (no NUMA MTYPE override here)
+ * @sync: fences to wait for first (KFD passes none)
+ * @start: first GPU page
+ * @last: last GPU page
+ * @flags: PTE flags; without AMDGPU_PTE_VALID the PTEs are cleared
+ * @offset: byte offset of @start in @pages_addr (or @res)
+ * @vram_base: MC base of VRAM for @res mappings
+ * @res: a BO's resource to map (not used by KFD's SVM code)
+ * @pages_addr: DMA addresses, per CPU page, system or VRAM (KFD puts the
+ *	VRAM base in), one PTE each
+ * @fence: out (if not NULL): a fence for the update, already signalled
+ *
+ * Return: 0, -ENOMEM when a page-table leaf cannot be had, -EOPNOTSUPP for
+ * BO-backed mappings.
+ */
+int amdgpu_vm_update_range(struct amdgpu_device *adev, struct amdgpu_vm *vm,
+			   bool immediate, bool unlocked, bool flush_tlb,
+			   bool allow_override, struct amdgpu_sync *sync,
+			   uint64_t start, uint64_t last, uint64_t flags,
+			   uint64_t offset, uint64_t vram_base,
+			   struct ttm_resource *res, dma_addr_t *pages_addr,
+			   struct dma_fence **fence)
+{
+	struct kfdbed_vm *kvm = kfdbed_vm_of(vm);
+	bool valid = flags & AMDGPU_PTE_VALID;
+	u64 page, idx;
+	int r = 0;
+
+	if (valid && (res || !pages_addr)) {
+		kfdbed_warn_unsupported("BO-backed GPU mappings");
+		return -EOPNOTSUPP;
+	}
+	if (!unlocked && vm->root.bo)
+		dma_resv_assert_held(vm->root.bo->tbo.base.resv);
+
+	for (page = start; page <= last;
+	     page = (idx + 1) << KFDBED_PT_LEAF_SHIFT) {
+		u64 end, *leaf;
+		unsigned int i;
+
+		idx = page >> KFDBED_PT_LEAF_SHIFT;
+		end = min(last, ((idx + 1) << KFDBED_PT_LEAF_SHIFT) - 1);
+		leaf = xa_load(&kvm->pt, idx);
+		if (!leaf && !valid)
+			continue;
+		if (!leaf) {
+			/*
+			 * Callers hold KFD's prange->lock, which its MMU
+			 * notifier takes: no reclaim from here.
+			 */
+			leaf = kcalloc(KFDBED_PT_LEAF_ENTRIES, sizeof(u64),
+				       GFP_NOWAIT | __GFP_NOWARN);
+			if (!leaf) {
+				r = -ENOMEM;
+				break;
+			}
+			r = xa_insert(&kvm->pt, idx, leaf,
+				      GFP_NOWAIT | __GFP_NOWARN);
+			if (r) {
+				kfree(leaf);
+				break;
+			}
+			xa_set_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
+		}
+		kfdbed_stat_add(kvm->gpu, KFDBED_STAT_PTE_UPDATES,
+				end - page + 1);
+		spin_lock(&kvm->pt_lock);
+		for (; page <= end; page++) {
+			i = page & (KFDBED_PT_LEAF_ENTRIES - 1);
+			if (valid) {
+				u64 a = pages_addr[(offset >> PAGE_SHIFT) +
+						   (page - start)];
+
+				WRITE_ONCE(leaf[i],
+					   (a & KFDBED_PTE_ADDR_MASK) | flags);
+			} else {
+				WRITE_ONCE(leaf[i], 0);
+			}
+		}
+		spin_unlock(&kvm->pt_lock);
+	}
+
+	if (fence && !r) {
+		dma_fence_put(*fence);
+		*fence = dma_fence_get_stub();
+	}
+	return r;
+}
+
+/**
+ * amdgpu_vm_update_pdes() - link the page tables made since the last call
+ * @adev: the device
+ * @vm: the VM, reserved
+ * @immediate: unused
+ *
+ * Return: 0.
+ */
+int amdgpu_vm_update_pdes(struct amdgpu_device *adev, struct amdgpu_vm *vm,
+			  bool immediate)
+{
+	struct kfdbed_vm *kvm = kfdbed_vm_of(vm);
+	unsigned long idx;
+	u64 *leaf;
+
+	dma_resv_assert_held(vm->root.bo->tbo.base.resv);
+	xa_for_each_marked(&kvm->pt, idx, leaf, KFDBED_PT_PENDING)
+		xa_clear_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
+	return 0;
+}
+
+/**
+ * kfdbed_vm_lookup() - what the GPU's page walker sees at a page
+ * @kvm: the VM
+ * @page: GPU page number
+ *
+ * Call with @kvm->pt_lock held; the PTE stays valid until it is dropped.
+ *
+ * Return: the PTE, 0 when unmapped or its page table is not linked.
+ */
+u64 kfdbed_vm_lookup(struct kfdbed_vm *kvm, u64 page)
+{
+	unsigned long idx = page >> KFDBED_PT_LEAF_SHIFT;
+	u64 *leaf;
+
+	lockdep_assert_held(&kvm->pt_lock);
+	leaf = xa_load(&kvm->pt, idx);
+	if (!leaf || xa_get_mark(&kvm->pt, idx, KFDBED_PT_PENDING))
+		return 0;
+	return READ_ONCE(leaf[page & (KFDBED_PT_LEAF_ENTRIES - 1)]);
+}
+
+/**
+ * amdgpu_vm_flush_compute_tlb() - flush a VM's TLB entries
+ * @adev: the device
+ * @vm: the VM
+ * @flush_type: TLB_FLUSH_*
+ * @xcc_mask: XCCs
+ *
+ * The emulated GPU walks the page table on every access: there is no TLB
+ * to go stale; flushes are counted.
+ *
+ * Return: 0.
+ */
+int amdgpu_vm_flush_compute_tlb(struct amdgpu_device *adev,
+				struct amdgpu_vm *vm, uint32_t flush_type,
+				uint32_t xcc_mask)
+{
+	atomic64_inc(&vm->tlb_seq);
+	kfdbed_stat_inc(kfdbed_gpu_from_adev(adev), KFDBED_STAT_TLB_FLUSHES);
+	return 0;
+}
+
+/**
+ * amdgpu_vm_lock_pd() - lock a VM's root page directory in a drm_exec
+ * @vm: the VM
+ * @exec: the drm_exec transaction
+ * @num_fences: fence slots to reserve
+ *
+ * Return: 0, or -EDEADLK (retry the transaction) and other errors.
+ */
+int amdgpu_vm_lock_pd(struct amdgpu_vm *vm, struct drm_exec *exec,
+		      unsigned int num_fences)
+{
+	return drm_exec_prepare_obj(exec, &vm->root.bo->tbo.base, num_fences);
+}
+
+/**
+ * amdgpu_vm_validate() - validate a VM's evicted page-table BOs
+ * @adev: the device
+ * @vm: the VM, reserved
+ * @ticket: the ww ticket
+ * @callback: validates one BO
+ * @param: for @callback
+ *
+ * The page table is not in evictable BOs here, and the root PD is never
+ * evicted (eviction is not emulated): the evicted list stays empty.
+ *
+ * Return: 0, or the first error of @callback.
+ */
+int amdgpu_vm_validate(struct amdgpu_device *adev, struct amdgpu_vm *vm,
+		       struct ww_acquire_ctx *ticket,
+		       int (*callback)(void *p, struct amdgpu_bo *bo),
+		       void *param)
+{
+	struct amdgpu_vm_bo_base *base, *tmp;
+	int r;
+
+	list_for_each_entry_safe(base, tmp, &vm->evicted, vm_status) {
+		r = callback(param, base->bo);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/**
+ * amdgpu_gem_va_map_flags() - PTE flags from AMDGPU_VM_PAGE/MTYPE flags
+ * @adev: the device (GFX9: Vega10 MTYPE encoding)
+ * @flags: AMDGPU_VM_* flags
+ *
+ * Return: AMDGPU_PTE_* flags.
+ */
+uint64_t amdgpu_gem_va_map_flags(struct amdgpu_device *adev, uint32_t flags)
+{
+	u64 pte = 0;
+	unsigned int mtype;
+
+	if (flags & AMDGPU_VM_PAGE_EXECUTABLE)
+		pte |= AMDGPU_PTE_EXECUTABLE;
+	if (flags & AMDGPU_VM_PAGE_READABLE)
+		pte |= AMDGPU_PTE_READABLE;
+	if (flags & AMDGPU_VM_PAGE_WRITEABLE)
+		pte |= AMDGPU_PTE_WRITEABLE;
+	if (flags & AMDGPU_VM_PAGE_PRT)
+		pte |= AMDGPU_PTE_PRT;
+	if (flags & AMDGPU_VM_PAGE_NOALLOC)
+		pte |= AMDGPU_PTE_NOALLOC;
+
+	switch (flags & AMDGPU_VM_MTYPE_MASK) {
+	case AMDGPU_VM_MTYPE_WC:
+	case AMDGPU_VM_MTYPE_RW:
+		mtype = 1;
+		break;
+	case AMDGPU_VM_MTYPE_CC:
+		mtype = 2;
+		break;
+	case AMDGPU_VM_MTYPE_UC:
+		mtype = 3;
+		break;
+	default: /* DEFAULT, NC */
+		mtype = 0;
+		break;
+	}
+	return AMDGPU_PTE_MTYPE_VG10(pte, mtype);
+}
+
+/**
+ * amdgpu_hmm_range_get_pages() - fault in and snapshot CPU pages for a GPU
+ * @notifier: the range's interval notifier
+ * @start: first address
+ * @npages: pages
+ * @readonly: no write access needed
+ * @owner: device-private pages of this owner are returned as they are
+ * @pages: out (optional): the pages
+ * @phmm_range: out: the hmm_range, for amdgpu_hmm_range_get_pages_done()
+ *
+ * hmm_range_fault() in the mmu_interval_read_begin() loop, retried on
+ * -EBUSY until a timeout (HMM_RANGE_DEFAULT_TIMEOUT); the caller holds
+ * mmap_lock for read.
+ *
+ * Return: 0 or a negative errno.
+ */
+int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
+			       uint64_t start, uint64_t npages, bool readonly,
+			       void *owner, struct page **pages,
+			       struct hmm_range **phmm_range)
+{
+	unsigned long timeout =
+		jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	struct hmm_range *range;
+	unsigned long *pfns;
+	u64 i;
+	int r;
+
+	range = kzalloc(sizeof(*range), GFP_KERNEL);
+	pfns = kvmalloc_array(npages, sizeof(*pfns), GFP_KERNEL);
+	if (!range || !pfns) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	range->notifier = notifier;
+	range->default_flags = HMM_PFN_REQ_FAULT |
+			       (readonly ? 0 : HMM_PFN_REQ_WRITE);
+	range->hmm_pfns = pfns;
+	range->start = start;
+	range->end = start + npages * PAGE_SIZE;
+	range->dev_private_owner = owner;
+
+	do {
+		range->notifier_seq = mmu_interval_read_begin(notifier);
+		r = hmm_range_fault(range);
+		if (r != -EBUSY)
+			break;
+		if (time_after(jiffies, timeout)) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		cond_resched();
+	} while (1);
+	if (r)
+		goto out_free;
+
+	if (pages)
+		for (i = 0; i < npages; i++)
+			pages[i] = hmm_pfn_to_page(pfns[i]);
+	*phmm_range = range;
+	return 0;
+
+out_free:
+	kvfree(pfns);
+	kfree(range);
+	return r;
+}
+
+/**
+ * amdgpu_hmm_range_get_pages_done() - end of a snapshot's use
+ * @hmm_range: from amdgpu_hmm_range_get_pages(); freed
+ *
+ * Call with the notifier lock held (KFD's svm_range_lock()).
+ *
+ * Return: true when the pages were invalidated meanwhile (start over).
+ */
+bool amdgpu_hmm_range_get_pages_done(struct hmm_range *hmm_range)
+{
+	bool r = mmu_interval_read_retry(hmm_range->notifier,
+					 hmm_range->notifier_seq);
+
+	kvfree(hmm_range->hmm_pfns);
+	kfree(hmm_range);
+	return r;
+}

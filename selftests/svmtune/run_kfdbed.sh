@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# KFD in the loop: run the test kernel's own KFD SVM code (kfd_svm.c and
+# kfd_migrate.c, compiled unmodified into the KFD test bed, a module named
+# amdgpu: kfd_testbed/) in the test VM, booted with --no-amdgpu --no-load.
+# Each phase loads the test bed with its parameters, runs kfdbed_test and
+# unloads it; one phase runs with svmtune_kfd attached. ftrace's function
+# profiler records which of KFD's functions ran, over all phases.
+#
+# Prints one line per check: svmtune-test PASS|FAIL kfdbed:<phase>:<NN> <what>
+# and the coverage: kfd-coverage <file>: N of M functions ran.
+# Exit status: 1 if anything failed.
+
+dir=$(cd "$(dirname "$0")" && pwd)
+bed=$dir/kfd_testbed/amdgpu.ko
+test=$dir/kfdbed_test
+cov=$dir/kfd_coverage.sh
+status=0
+: >/tmp/kfd_hit_all
+
+fail() { # NAME WHY
+	echo "svmtune-test FAIL kfdbed:$1 $2"
+	status=1
+}
+
+# Name kfdbed_test's "ok - what" lines by phase and position.
+results() { # PHASE FILE RC
+	awk -v phase="$1" -v rc="$3" '
+		/^ok - / { n++; sub(/^ok - /, ""); printf "svmtune-test PASS kfdbed:%s:%02d %s\n", phase, n, $0 }
+		/^not ok - / { n++; bad++; sub(/^not ok - /, ""); printf "svmtune-test FAIL kfdbed:%s:%02d %s\n", phase, n, $0 }
+		END {
+			if (n == 0) printf "svmtune-test FAIL kfdbed:%s:no-checks kfdbed_test reported nothing (exit %d)\n", phase, rc
+			else if (rc != 0 && bad == 0) printf "svmtune-test FAIL kfdbed:%s:exit-status exit %d without a failed check\n", phase, rc
+		}' "$2"
+	grep -q '^not ok' "$2" && status=1
+	[ "$3" != 0 ] && status=1
+}
+
+load_bed() { # PHASE PARAMS...
+	phase=$1
+	shift
+	if ! insmod "$bed" "$@"; then
+		fail "$phase:load" "insmod of the KFD test bed ($*) failed"
+		return 1
+	fi
+	"$cov" start || fail "$phase:coverage" "cannot start the function profiler"
+}
+
+unload_bed() { # PHASE
+	"$cov" collect >>/tmp/kfd_hit_all
+	rmmod amdgpu || fail "$1:unload" "rmmod of the KFD test bed failed"
+}
+
+if ! modprobe ttm || ! modprobe drm_exec; then
+	fail load:dependencies "modprobe ttm drm_exec failed"
+	exit 1
+fi
+
+# 1. Two GPUs, XNACK on: attributes, prefetch, CPU faults, GPU retry
+#    faults both ways, a GPU reading the other's VRAM, process exit.
+if load_bed xnack num_gpus=2 vram_mb=64; then
+	"$test" >/tmp/kfdbed.out 2>&1
+	results xnack /tmp/kfdbed.out $?
+	unload_bed xnack
+fi
+
+# 2. XNACK off: KFD maps up front, evicts and restores on CPU changes.
+if load_bed noxnack num_gpus=1 vram_mb=64; then
+	"$test" noxnack >/tmp/kfdbed.out 2>&1
+	results noxnack /tmp/kfdbed.out $?
+	unload_bed noxnack
+fi
+
+# 3. More SVM memory than VRAM: TTM evicts, KFD migrates the victim out.
+if load_bed overcommit num_gpus=1 vram_mb=16; then
+	"$test" overcommit >/tmp/kfdbed.out 2>&1
+	results overcommit /tmp/kfdbed.out $?
+	unload_bed overcommit
+fi
+
+# 4. svmtune_kfd attached to the test bed: KFD's real fault and migration
+#    paths run through svmtune's hooks and engine.
+if load_bed svmtune num_gpus=2 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		state=$(cat /sys/kernel/svmtune/kfd/state)
+		if [ "$state" = attached ]; then
+			echo "svmtune-test PASS kfdbed:svmtune:attached"
+		else
+			fail svmtune:attached "svmtune_kfd state '$state': $(cat /sys/kernel/svmtune/kfd/reason)"
+		fi
+		"$test" >/tmp/kfdbed.out 2>&1
+		results svmtune /tmp/kfdbed.out $?
+		cat /sys/kernel/svmtune/kfd/stats >/tmp/kfd.stats
+		sed 's/^/# svmtune_kfd: /' /tmp/kfd.stats
+		gpu=$(sed -n 's/^gpu_faults //p' /tmp/kfd.stats)
+		vram=$(sed -n 's/^to_vram_pages //p' /tmp/kfd.stats)
+		if [ "${gpu:-0}" -gt 0 ] && [ "${vram:-0}" -gt 0 ]; then
+			echo "svmtune-test PASS kfdbed:svmtune:hooks-saw-kfd-faults-and-migrations"
+		else
+			fail svmtune:hooks-saw-kfd-faults-and-migrations "gpu_faults ${gpu:-none} to_vram_pages ${vram:-none}"
+		fi
+	else
+		fail svmtune:attached "modprobe svmtune_kfd failed"
+	fi
+	unload_bed svmtune
+	state=$(cat /sys/kernel/svmtune/kfd/state 2>/dev/null)
+	if [ "$state" = attached ]; then
+		fail svmtune:detached "svmtune_kfd still attached after amdgpu left"
+	else
+		echo "svmtune-test PASS kfdbed:svmtune:detached"
+	fi
+	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+fi
+
+# 5. Unload with a live process's pages in VRAM: they come back intact.
+if load_bed unload num_gpus=1 vram_mb=64; then
+	rm -f /tmp/hold.ready /tmp/hold.go
+	"$test" hold >/tmp/kfdbed.out 2>&1 &
+	holder=$!
+	while [ ! -e /tmp/hold.ready ] && kill -0 $holder 2>/dev/null; do
+		sleep 1
+	done
+	unload_bed unload
+	touch /tmp/hold.go
+	wait $holder
+	results unload /tmp/kfdbed.out $?
+fi
+
+# Which of KFD's functions ran, over all phases.
+"$cov" report "$dir/kfd_functions.txt" /tmp/kfd_hit_all
+exit $status
