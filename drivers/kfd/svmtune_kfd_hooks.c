@@ -287,6 +287,25 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 
 	if (slot->decision.action == SVMTUNE_MAP_REMOTE ||
 	    slot->decision.dest == SVMTUNE_LOC_SYSTEM) {
+		/*
+		 * Decline only while the range's pages are in system memory
+		 * (actual_loc 0). With them in another GPU's VRAM, KFD's map
+		 * path (svm_range_validate_and_map -> hmm_range_fault) faults
+		 * them for the faulting GPU; svm_migrate_to_ram() returns 0
+		 * for KFD's own faulting task without moving them, and
+		 * hmm_range_fault() retries forever, in the fault worker,
+		 * under mmap_lock and the range's locks. Reproduced on the KFD
+		 * test bed (2 GPUs, no hive): a soft lockup in
+		 * svm_range_restore_pages. KFD migrates then, with its window;
+		 * a GPU in the same xGMI hive could map the pages remotely, but
+		 * telling needs KFD's node table, so it migrates there too.
+		 * KFD holds prange->migrate_mutex here, which actual_loc
+		 * changes under.
+		 */
+		if (prange->actual_loc) {
+			svmtune_kfd_count(SVMTUNE_KFD_DECLINES_SKIPPED_IN_VRAM, 1);
+			return;
+		}
 		slot->declined = true;
 		slot->result.remote += svmtune_kfd_window_pages(&slot->decision);
 		svmtune_kfd_count(SVMTUNE_KFD_MIGRATIONS_DECLINED, 1);

@@ -266,6 +266,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_DECISIONS] = "decisions",
 	[SVMTUNE_KFD_WINDOWS_CHANGED] = "windows_changed",
 	[SVMTUNE_KFD_MIGRATIONS_DECLINED] = "migrations_declined",
+	[SVMTUNE_KFD_DECLINES_SKIPPED_IN_VRAM] = "declines_skipped_in_vram",
 	[SVMTUNE_KFD_TO_VRAM_CALLS] = "to_vram_calls",
 	[SVMTUNE_KFD_TO_VRAM_PAGES] = "to_vram_pages",
 	[SVMTUNE_KFD_TO_RAM_CALLS] = "to_ram_calls",

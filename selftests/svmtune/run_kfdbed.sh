@@ -113,7 +113,29 @@ if load_bed svmtune num_gpus=2 vram_mb=64; then
 	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
 fi
 
-# 5. Unload with a live process's pages in VRAM: they come back intact.
+# 5. svmtune's "map remotely" on two GPUs outside a hive: in place for
+#    pages in system memory; for pages in the other GPU's VRAM KFD must
+#    migrate (declining there livelocked KFD's fault worker).
+if load_bed remote num_gpus=2 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		"$test" remote >/tmp/kfdbed.out 2>&1
+		results remote /tmp/kfdbed.out $?
+		declined=$(sed -n 's/^migrations_declined //p' /sys/kernel/svmtune/kfd/stats)
+		skipped=$(sed -n 's/^declines_skipped_in_vram //p' /sys/kernel/svmtune/kfd/stats)
+		if [ "${declined:-0}" -gt 0 ] && [ "${skipped:-0}" -gt 0 ]; then
+			echo "svmtune-test PASS kfdbed:remote:declined-in-system-memory-only"
+		else
+			fail remote:declined-in-system-memory-only \
+				"migrations_declined ${declined:-none} declines_skipped_in_vram ${skipped:-none}"
+		fi
+	else
+		fail remote:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed remote
+	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+fi
+
+# 6. Unload with a live process's pages in VRAM: they come back intact.
 if load_bed unload num_gpus=1 vram_mb=64; then
 	rm -f /tmp/hold.ready /tmp/hold.go
 	"$test" hold >/tmp/kfdbed.out 2>&1 &

@@ -41,6 +41,8 @@
 
 #include <linux/kfd_ioctl.h>
 
+#include <linux/svmtune.h>
+
 #include "kfdbed_uapi.h"
 
 #define SZ_2M (2UL << 20)
@@ -281,6 +283,76 @@ static int vram_overcommit(void)
 	return fails ? 1 : 0;
 }
 
+/*
+ * svmtune's "map remotely" answer on two GPUs outside a hive (svmtune_kfd
+ * loaded), given after KFD made the ranges (so KFD's own attributes do not
+ * already say so): for pages in system memory svmtune_kfd declines KFD's
+ * migration and KFD maps them in place for the faulting GPU; for pages in
+ * the other GPU's VRAM it lets KFD migrate, because a declined migration
+ * there leaves KFD's fault worker retrying hmm_range_fault() forever
+ * (svm_migrate_to_ram() does not move pages for KFD's own faulting task).
+ * Data checked in both.
+ */
+static int declined(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	int ctl = open("/dev/svmtune", O_RDWR);
+	struct kfd_ioctl_svm_attribute to_ram = {
+		KFD_IOCTL_SVM_ATTR_PREFETCH_LOC, 0
+	};
+	struct svmtune_range_policy pol = { 0 };
+	const size_t pages = SZ_2M / 4096;
+	struct kfdbed_info_args info;
+	struct kfdbed_access_args a;
+	uint32_t *p, *q, *host, g0, g1;
+	size_t i, n = SZ_2M / 4;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0,
+	      "remote: open /dev/kfd, /dev/kfdbed, /dev/svmtune");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	info = info_all(bed);
+	CHECK(info.num_gpus >= 2, "remote: two GPUs");
+	if (info.num_gpus < 2)
+		return 1;
+	g0 = info.gpus[0].gpu_id;
+	g1 = info.gpus[1].gpu_id;
+	p = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(SZ_2M);
+	if (p == MAP_FAILED || !host)
+		return 1;
+	q = p + n;
+	for (i = 0; i < 2 * n; i++)
+		p[i] = pattern(i % n, 0x77);
+
+	/* KFD ranges first: p in GPU 0's VRAM, q in system memory. */
+	r = prefetch(kfd, p, SZ_2M, g0);
+	CHECK(!r, "remote: prefetch the first 2 MiB to GPU 0");
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, q, SZ_2M, &to_ram, 1);
+	CHECK(!r, "remote: the second 2 MiB stays in system memory");
+	pol.start = (uintptr_t)p;
+	pol.size = 2 * SZ_2M;
+	pol.set = SVMTUNE_POLICY_ACCESS;
+	pol.access = SVMTUNE_ACCESS_REMOTE;
+	r = ioctl(ctl, SVMTUNE_IOC_SET_POLICY, &pol);
+	CHECK(!r, "remote: svmtune access mode remote on both");
+
+	/* In system memory: migration declined, mapped in place. */
+	r = gpu_access(bed, g1, q, host, SZ_2M, 0, &a);
+	CHECK(!r && a.sys_pages == pages && check_pattern(host, n, 0x77),
+	      "remote: GPU 1 reads system memory in place (%u faults, %llu system pages)",
+	      a.faults, (unsigned long long)a.sys_pages);
+
+	/* In GPU 0's VRAM: KFD migrates them; its worker does not spin. */
+	r = gpu_access(bed, g1, p, host, SZ_2M, 0, &a);
+	CHECK(!r && check_pattern(host, n, 0x77),
+	      "remote: GPU 1 reads pages held in GPU 0's VRAM (r %d, %u faults)",
+	      r, a.faults);
+	return fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -293,6 +365,8 @@ int main(int argc, char **argv)
 	int kfd, bed, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "remote"))
+		return declined();
 	if (argc > 1 && !strcmp(argv[1], "hold"))
 		return hold_pages();
 	if (argc > 1 && !strcmp(argv[1], "noxnack"))
