@@ -45,6 +45,8 @@ static const char * const svmtune_kfd_state_names[] = {
 
 static DEFINE_MUTEX(svmtune_kfd_lock);
 static enum svmtune_kfd_state svmtune_kfd_state;
+/* Set under svmtune_kfd_lock at unload: the module notifier attaches no more. */
+static bool svmtune_kfd_exiting;
 static char svmtune_kfd_reason[256] = "amdgpu is not loaded";
 /* The amdgpu hooked into, and the KFD version it reported. */
 static struct module *svmtune_kfd_amdgpu;
@@ -145,7 +147,7 @@ static int svmtune_kfd_module_event(struct notifier_block *nb,
 	if (!svmtune_kfd_is_amdgpu(mod))
 		return NOTIFY_DONE;
 	mutex_lock(&svmtune_kfd_lock);
-	if (event == MODULE_STATE_LIVE)
+	if (event == MODULE_STATE_LIVE && !svmtune_kfd_exiting)
 		svmtune_kfd_attach(mod);
 	else if (event == MODULE_STATE_GOING)
 		svmtune_kfd_detach("amdgpu was unloaded; svmtune_kfd attaches again when it is loaded");
@@ -343,12 +345,20 @@ out_kobj:
 	return ret;
 }
 
+/*
+ * Detach first, then stop listening: with the notifier gone first, an
+ * rmmod of amdgpu in between would free amdgpu's text and tracepoints with
+ * svmtune_kfd's probes still on them, and the tracepoint core's GOING
+ * check would find a probe left. The notifier stays until the hooks are
+ * gone, and attaches nothing once svmtune_kfd_exiting is set.
+ */
 static void __exit svmtune_kfd_exit(void)
 {
-	unregister_module_notifier(&svmtune_kfd_module_nb);
 	mutex_lock(&svmtune_kfd_lock);
+	svmtune_kfd_exiting = true;
 	svmtune_kfd_detach("svmtune_kfd is unloading");
 	mutex_unlock(&svmtune_kfd_lock);
+	unregister_module_notifier(&svmtune_kfd_module_nb);
 	sysfs_remove_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
 	kobject_put(svmtune_kfd_kobj);
 }

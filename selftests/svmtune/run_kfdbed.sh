@@ -135,7 +135,29 @@ if load_bed remote num_gpus=2 vram_mb=64; then
 	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
 fi
 
-# 6. Unload with a live process's pages in VRAM: they come back intact.
+# 6. rmmod of amdgpu and of svmtune_kfd at the same time, after KFD's
+#    paths ran under the hooks: both go, nothing is left hooked on freed
+#    amdgpu text or tracepoints (the kernel log is checked after the run).
+races=0
+for round in 1 2 3 4 5; do
+	insmod "$bed" num_gpus=1 vram_mb=64 || { fail unload-race:load "insmod failed"; break; }
+	modprobe svmtune_kfd || { fail unload-race:load "modprobe svmtune_kfd failed"; break; }
+	"$test" >/dev/null 2>&1
+	rmmod amdgpu &
+	pid=$!
+	rmmod svmtune_kfd
+	wait $pid
+	if [ -e /sys/module/amdgpu ] || [ -e /sys/module/svmtune_kfd ]; then
+		fail unload-race:round-$round "a module is still loaded"
+		rmmod svmtune_kfd amdgpu 2>/dev/null
+	else
+		races=$((races + 1))
+	fi
+	rmmod svmtune_emu svmtune 2>/dev/null
+done
+[ "$races" = 5 ] && echo "svmtune-test PASS kfdbed:unload-race:amdgpu-and-svmtune_kfd-together"
+
+# 7. Unload with a live process's pages in VRAM: they come back intact.
 if load_bed unload num_gpus=1 vram_mb=64; then
 	rm -f /tmp/hold.ready /tmp/hold.go
 	"$test" hold >/tmp/kfdbed.out 2>&1 &
