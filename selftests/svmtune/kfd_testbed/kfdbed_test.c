@@ -499,8 +499,13 @@ int main(int argc, char **argv)
 	/* KFD releases a process from work items once its mm is gone. */
 	for (i = 0; i < 300 && stats(bed).vram_used > s0.vram_used; i++)
 		usleep(100000);
+	/*
+	 * At most what it was: the parent's own earlier BOs may be released
+	 * meanwhile (KFD frees them from work items; with small svmtune
+	 * windows there are many), so VRAM may end lower than before.
+	 */
 	s1 = stats(bed);
-	CHECK(s1.vram_used == s0.vram_used,
+	CHECK(s1.vram_used <= s0.vram_used,
 	      "VRAM used back to %llu KiB (was %llu) %.1f s after the child's exit",
 	      (unsigned long long)s1.vram_used >> 10,
 	      (unsigned long long)s0.vram_used >> 10, i / 10.0);
