@@ -560,6 +560,13 @@ static const struct mmu_interval_notifier_ops svmtune_emu_notifier_ops = {
 	.invalidate = svmtune_emu_invalidate,
 };
 
+/* Whether @page is in the VRAM of @ctx's own device. */
+static bool svmtune_emu_page_is_local(struct svmtune_emu_ctx *ctx,
+				      struct page *page)
+{
+	return is_device_private_page(page) && page->pgmap == &ctx->edev->pagemap;
+}
+
 /*
  * A write to a read-only page of this device's VRAM (shared after fork(),
  * or migrated from a read-only CPU page): hmm_range_fault() reports such a
@@ -615,9 +622,9 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	struct svmtune_emu_walk walk;
 	unsigned long fault_pfn = 0;
 	/*
-	 * Two walks under one notifier sequence: what is to be faulted in
-	 * (the faulting page alone, or the window); then the window, faulting
-	 * nothing, for the result. (One walk with per-page fault flags would
+	 * Two walks under one notifier sequence: the faulting page alone,
+	 * faulted in; then the window, faulting nothing, for the result. When
+	 * populating, one walk faults the whole window in and is the result. (One walk with per-page fault flags would
 	 * not do: hmm_range_fault() faults a whole hole from the first page
 	 * that needs it to the hole's end.)
 	 */
@@ -661,7 +668,8 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 		one.notifier_seq = range.notifier_seq;
 		mmap_read_lock(ctx->mm);
 		ret = hmm_range_fault(&one);
-		if (!ret)
+		/* Populating walked the whole window already: its result is it. */
+		if (!ret && !populate)
 			ret = hmm_range_fault(&range);
 		mmap_read_unlock(ctx->mm);
 		if (ret == -EBUSY) {
@@ -675,8 +683,7 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			unsigned long hpfn = range.hmm_pfns[fault_idx];
 
 			if ((hpfn & HMM_PFN_VALID) && !(hpfn & HMM_PFN_WRITE) &&
-			    is_device_private_page(hmm_pfn_to_page(hpfn)) &&
-			    hmm_pfn_to_page(hpfn)->pgmap == &ctx->edev->pagemap) {
+			    svmtune_emu_page_is_local(ctx, hmm_pfn_to_page(hpfn))) {
 				ret = svmtune_emu_break_cow(ctx, fault_addr & PAGE_MASK);
 				if (ret)
 					goto out_walk;
@@ -699,7 +706,7 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 
 		if (!(hpfn & HMM_PFN_VALID))
 			continue;
-		if (is_device_private_page(page) && page->pgmap == &ctx->edev->pagemap)
+		if (svmtune_emu_page_is_local(ctx, page))
 			flags |= PTE_LOCAL;
 		if (hpfn & HMM_PFN_WRITE)
 			flags |= PTE_WRITE;
