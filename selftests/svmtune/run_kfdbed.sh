@@ -79,6 +79,19 @@ if load_bed overcommit num_gpus=1 vram_mb=16; then
 	unload_bed overcommit
 fi
 
+# 3b. Two GPUs in one xGMI hive, then in none: KFD maps a peer's VRAM in
+#     the hive and migrates outside it.
+if load_bed hive num_gpus=2 vram_mb=64 xgmi_hive=1,1; then
+	"$test" hive >/tmp/kfdbed.out 2>&1
+	results hive /tmp/kfdbed.out $?
+	unload_bed hive
+fi
+if load_bed nohive num_gpus=2 vram_mb=64; then
+	"$test" hive >/tmp/kfdbed.out 2>&1
+	results nohive /tmp/kfdbed.out $?
+	unload_bed nohive
+fi
+
 # 4. svmtune_kfd attached to the test bed: KFD's real fault and migration
 #    paths run through svmtune's hooks and engine.
 if load_bed svmtune num_gpus=2 vram_mb=64; then
@@ -99,6 +112,15 @@ if load_bed svmtune num_gpus=2 vram_mb=64; then
 			echo "svmtune-test PASS kfdbed:svmtune:hooks-saw-kfd-faults-and-migrations"
 		else
 			fail svmtune:hooks-saw-kfd-faults-and-migrations "gpu_faults ${gpu:-none} to_vram_pages ${vram:-none}"
+		fi
+		# The test bed fires amdgpu_vm_update_ptes: the histogram fills.
+		ptes=$(awk '{ n += $2 } END { print n + 0 }' /sys/kernel/svmtune/kfd/pte_fragments)
+		if grep -q '^amdgpu_vm_update_ptes on tracepoint' /sys/kernel/svmtune/kfd/hooks &&
+			[ "$ptes" -gt 0 ]; then
+			echo "svmtune-test PASS kfdbed:svmtune:pte-fragment-histogram-from-the-tracepoint"
+		else
+			fail svmtune:pte-fragment-histogram-from-the-tracepoint \
+				"$(grep update_ptes /sys/kernel/svmtune/kfd/hooks), $ptes PTEs counted"
 		fi
 	else
 		fail svmtune:attached "modprobe svmtune_kfd failed"

@@ -109,6 +109,7 @@ enum kfdbed_stat {
 	KFDBED_STAT_RETRY_FAULTS_OVERFLOW,
 	KFDBED_STAT_FAULTS_HANDLED,
 	KFDBED_STAT_FAULTS_FAILED,
+	KFDBED_STAT_FAULTS_UNSERVED,
 	KFDBED_STAT_MIGRATIONS,
 	KFDBED_STAT_PAGES_TO_VRAM,
 	KFDBED_STAT_PAGES_TO_RAM,
@@ -120,6 +121,7 @@ enum kfdbed_stat {
 /**
  * struct kfdbed_gpu - one emulated GPU
  * @index: 0..KFDBED_MAX_GPUS-1
+ * @xgmi_hive: its xGMI hive number, 0 for none
  * @pdev: the PCI device amdgpu's code expects at adev->pdev (never on a bus)
  * @devres_group: the managed resources of @pdev (drm device, KFD's pagemap)
  * @adev: the amdgpu device, drm-managed, with the drm device inside
@@ -141,9 +143,11 @@ enum kfdbed_stat {
  * @bo_count: BOs alive (kernel and KFD's)
  * @bo_wait: woken when a BO is destroyed
  * @stats: counters, read by KFDBED_IOC_INFO
+ * @pte_updates_frag: valid PTEs written, by fragment
  */
 struct kfdbed_gpu {
 	unsigned int index;
+	unsigned int xgmi_hive;
 	struct pci_dev *pdev;
 	void *devres_group;
 	struct amdgpu_device *adev;
@@ -169,6 +173,7 @@ struct kfdbed_gpu {
 	wait_queue_head_t bo_wait;
 
 	atomic64_t stats[KFDBED_NR_STATS];
+	atomic64_t pte_updates_frag[KFDBED_NR_FRAGS];
 };
 
 #define kfdbed_stat_add(gpu, stat, n) atomic64_add((n), &(gpu)->stats[stat])
@@ -219,6 +224,7 @@ extern unsigned int kfdbed_num_gpus;
 /* kfdbed_main.c */
 struct kfdbed_gpu *kfdbed_gpu_from_adev(struct amdgpu_device *adev);
 void kfdbed_warn_unsupported(const char *what);
+bool kfdbed_gpu_reaches_vram(struct kfdbed_gpu *gpu, struct kfdbed_gpu *owner);
 
 /* kfdbed_bo.c */
 int kfdbed_bo_init(struct kfdbed_gpu *gpu);

@@ -29,35 +29,67 @@ static struct kfdbed_gpu *kfdbed_gpu_by_id(u32 gpu_id)
 }
 
 /*
+ * The GPU whose VRAM holds MC address @addr of a VRAM PTE written for
+ * @gpu, and its offset there: its own VRAM, or a peer's in its xGMI hive
+ * (hive members' VRAM addresses are hive-wide: each has its own
+ * vram_base_offset). NULL when @gpu cannot reach such an address.
+ */
+static struct kfdbed_gpu *kfdbed_gpu_vram_owner(struct kfdbed_gpu *gpu,
+						u64 addr, u64 *off)
+{
+	unsigned int i;
+
+	for (i = 0; i < kfdbed_num_gpus; i++) {
+		struct kfdbed_gpu *owner = kfdbed_gpus[i];
+		u64 base = owner->adev->vm_manager.vram_base_offset;
+
+		if (!kfdbed_gpu_reaches_vram(gpu, owner) || addr < base ||
+		    addr - base + PAGE_SIZE > owner->vram_size)
+			continue;
+		*off = addr - base;
+		return owner;
+	}
+	return NULL;
+}
+
+/* Where a page a GPU accessed was. */
+enum kfdbed_gpu_mem {
+	KFDBED_MEM_SYSTEM,
+	KFDBED_MEM_VRAM,
+	KFDBED_MEM_PEER_VRAM,
+};
+
+/*
  * Move one page between @buf and the memory a PTE points to: VRAM (its
- * backing store) or system memory (a DMA address; no IOMMU, so it is the
- * physical address). Called with the page table locked: KFD unmaps a page
- * from the GPU before the CPU may free or move it.
+ * backing store, this GPU's or an xGMI peer's) or system memory (a DMA
+ * address; no IOMMU, so it is the physical address). Called with the page
+ * table locked: KFD unmaps a page from the GPU before the CPU may free or
+ * move it.
  */
 static int kfdbed_gpu_copy_page(struct kfdbed_gpu *gpu, u64 pte, void *buf,
-				bool write, bool *vram)
+				bool write, enum kfdbed_gpu_mem *mem)
 {
-	struct amdgpu_device *adev = gpu->adev;
 	u64 addr = pte & KFDBED_PTE_ADDR_MASK;
+	struct kfdbed_gpu *owner;
 	struct page *page;
 	phys_addr_t phys;
 	void *p;
+	u64 off;
 
-	*vram = !(pte & AMDGPU_PTE_SYSTEM);
-	if (*vram) {
-		u64 off = addr - adev->vm_manager.vram_base_offset;
-
-		if (addr < adev->vm_manager.vram_base_offset ||
-		    off + PAGE_SIZE > gpu->vram_size)
+	if (!(pte & AMDGPU_PTE_SYSTEM)) {
+		owner = kfdbed_gpu_vram_owner(gpu, addr, &off);
+		if (!owner)
 			return -EFAULT;
-		p = (u8 *)gpu->vram + off;
+		*mem = owner == gpu ? KFDBED_MEM_VRAM : KFDBED_MEM_PEER_VRAM;
+		p = (u8 *)owner->vram + off;
 		if (write)
 			memcpy(p, buf, PAGE_SIZE);
 		else
 			memcpy(buf, p, PAGE_SIZE);
 		return 0;
 	}
-	phys = dma_to_phys(adev->dev, addr);
+	*mem = KFDBED_MEM_SYSTEM;
+	phys = dma_to_phys(gpu->adev->dev, addr);
 	if (!pfn_valid(PHYS_PFN(phys)))
 		return -EFAULT;
 	page = pfn_to_page(PHYS_PFN(phys));
@@ -91,10 +123,11 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 	unsigned long deadline = jiffies + 10 * HZ;
 	u64 need = AMDGPU_PTE_VALID | AMDGPU_PTE_READABLE |
 		   (write ? AMDGPU_PTE_WRITEABLE : 0);
+	bool served = false;
 	int r, result;
 
 	for (;;) {
-		bool vram;
+		enum kfdbed_gpu_mem mem;
 		u64 pte, seq;
 
 		/* Quiesced queues do not run. */
@@ -105,20 +138,26 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 		spin_lock(&kvm->pt_lock);
 		pte = kfdbed_vm_lookup(kvm, page);
 		if ((pte & need) == need) {
-			r = kfdbed_gpu_copy_page(gpu, pte, buf, write, &vram);
+			r = kfdbed_gpu_copy_page(gpu, pte, buf, write, &mem);
 			spin_unlock(&kvm->pt_lock);
 			if (r) {
 				a->fault_addr = page << PAGE_SHIFT;
 				return r;
 			}
-			if (vram)
+			if (mem == KFDBED_MEM_VRAM)
 				a->vram_pages++;
+			else if (mem == KFDBED_MEM_PEER_VRAM)
+				a->peer_pages++;
 			else
 				a->sys_pages++;
 			kfdbed_stat_inc(gpu, KFDBED_STAT_ACCESSES);
 			return 0;
 		}
 		spin_unlock(&kvm->pt_lock);
+		/* KFD said it handled our last fault, yet nothing is mapped. */
+		if (served)
+			kfdbed_stat_inc(gpu, KFDBED_STAT_FAULTS_UNSERVED);
+		served = false;
 
 		r = kfdbed_ih_raise_retry_fault(gpu, kp->p.pasid, page, write,
 						&seq);
@@ -132,6 +171,7 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 				a->fault_addr = page << PAGE_SHIFT;
 				return -EFAULT;
 			}
+			served = true;
 		} else {
 			/* Filtered or ring full: the hardware retries later. */
 			usleep_range(20, 50);
@@ -164,6 +204,7 @@ static long kfdbed_gpu_access(struct kfdbed_access_args *a)
 	a->fault_addr = 0;
 	a->vram_pages = 0;
 	a->sys_pages = 0;
+	a->peer_pages = 0;
 	gpu = kfdbed_gpu_by_id(a->gpu_id);
 	if (!gpu)
 		return -ENODEV;
@@ -216,11 +257,15 @@ static long kfdbed_gpu_info(struct kfdbed_info_args *info)
 		__u64 *counters = &st->sdma_jobs;
 
 		st->gpu_id = gpu->node->id;
+		st->xgmi_hive = gpu->xgmi_hive;
 		st->vram_size = gpu->vram_size;
 		st->vram_used = ttm_resource_manager_usage(
 			&gpu->adev->mman.vram_mgr.manager);
 		for (s = 0; s < KFDBED_NR_STATS; s++)
 			counters[s] = atomic64_read(&gpu->stats[s]);
+		for (s = 0; s < KFDBED_NR_FRAGS; s++)
+			st->pte_updates_frag[s] =
+				atomic64_read(&gpu->pte_updates_frag[s]);
 	}
 	return 0;
 }

@@ -50,10 +50,18 @@
  * VRAM overcommit works as on amdgpu: TTM evicts KFD's SVM BOs, waiting
  * on KFD's eviction fence, which makes KFD migrate their pages out.
  *
+ * xGMI hives (xgmi_hive): GPUs given the same hive number share a hive
+ * as amdgpu leaves them: adev->hive (the owner of their device-private
+ * pages, so hmm_range_fault() hands KFD a peer's VRAM pages instead of
+ * migrating them), gmc.xgmi.hive_id (what KFD's same-hive tests compare)
+ * and a vram_base_offset of physical_node_id * node_segment_size, so the
+ * VRAM addresses in PTEs are hive-wide and a GPU reads a peer's VRAM
+ * through them (kfdbed_gpu.c).
+ *
  * Not emulated yet (each fails with an error and a one-time log): moving
  * BO contents (TTM moves other than gutting an SVM BO), BO-backed GPU
  * mappings (KFD's non-SVM allocations), jobs on engines other than SDMA,
- * XGMI hives and partitions.
+ * partitions, links between hives.
  *
  * No code here is taken from amdgpu: the emulation follows the interfaces
  * and documented behaviour of the functions KFD calls.
@@ -61,7 +69,8 @@
  * Build: make -C <kernel tree> M=$PWD modules (the tree must have KFD's
  * sources and CONFIG_HSA_AMD_SVM). Load: modprobe ttm drm_exec first (the
  * module needs TTM and drm_exec, as amdgpu does), then insmod amdgpu.ko
- * [num_gpus=1-4] [vram_mb=16-4096] [xnack=0|1] [svm_default_granularity=N].
+ * [num_gpus=1-4] [vram_mb=16-4096] [xgmi_hive=H0,H1,...] [xnack=0|1]
+ * [svm_default_granularity=N].
  * kfdbed_test.c exercises it; its header says how to run it in the test VM.
  */
 #include <linux/dma-mapping.h>
@@ -74,6 +83,7 @@
 #include <drm/drm_drv.h>
 
 #include "kfdbed.h"
+#include "amdgpu_xgmi.h"
 
 static unsigned int num_gpus = 1;
 module_param(num_gpus, uint, 0444);
@@ -83,6 +93,16 @@ static unsigned int vram_mb = 256;
 module_param(vram_mb, uint, 0444);
 MODULE_PARM_DESC(vram_mb,
 		 "VRAM per GPU in MiB (16-4096, a multiple of 2, default 256)");
+
+static unsigned int xgmi_hive[KFDBED_MAX_GPUS];
+static unsigned int xgmi_hive_count;
+module_param_array(xgmi_hive, uint, &xgmi_hive_count, 0444);
+MODULE_PARM_DESC(
+	xgmi_hive,
+	"xGMI hive of each GPU: 0 for none, 1-4 for a hive (default: none)");
+
+/* The hives, by number; GPUs of hive h point to kfdbed_hives[h]. */
+static struct amdgpu_hive_info *kfdbed_hives[KFDBED_MAX_GPUS + 1];
 
 struct kfdbed_gpu *kfdbed_gpus[KFDBED_MAX_GPUS];
 unsigned int kfdbed_num_gpus;
@@ -217,6 +237,46 @@ static void kfdbed_gpu_destroy(struct kfdbed_gpu *gpu)
 	kvfree(gpu);
 }
 
+/*
+ * Put @gpu in its hive, before KFD's pagemap is made (its owner is the
+ * hive). Members are numbered in order of creation; each has a VRAM segment
+ * of the hive's address space, as the PSP reports it on amdgpu.
+ */
+static void kfdbed_gpu_join_hive(struct kfdbed_gpu *gpu)
+{
+	unsigned int h = gpu->index < xgmi_hive_count ? xgmi_hive[gpu->index] :
+							0;
+	struct amdgpu_device *adev = gpu->adev;
+	struct amdgpu_hive_info *hive;
+
+	if (!h)
+		return;
+	hive = kfdbed_hives[h];
+	gpu->xgmi_hive = h;
+	adev->hive = hive;
+	adev->gmc.xgmi.supported = true;
+	adev->gmc.xgmi.hive_id = hive->hive_id;
+	adev->gmc.xgmi.node_id = gpu->index + 1;
+	adev->gmc.xgmi.physical_node_id =
+		atomic_inc_return(&hive->number_devices) - 1;
+	adev->gmc.xgmi.node_segment_size = gpu->vram_size;
+	adev->vm_manager.vram_base_offset = adev->gmc.xgmi.physical_node_id *
+					    adev->gmc.xgmi.node_segment_size;
+}
+
+/**
+ * kfdbed_gpu_reaches_vram() - whether a GPU can reach another's VRAM
+ * @gpu: the accessing GPU
+ * @owner: the GPU whose VRAM it is
+ *
+ * Return: true for its own VRAM and for a peer in the same xGMI hive.
+ */
+bool kfdbed_gpu_reaches_vram(struct kfdbed_gpu *gpu, struct kfdbed_gpu *owner)
+{
+	return gpu == owner ||
+	       (gpu->adev->hive && gpu->adev->hive == owner->adev->hive);
+}
+
 static int kfdbed_gpu_create(unsigned int index)
 {
 	struct amdgpu_reset_domain *reset_domain;
@@ -287,6 +347,7 @@ static int kfdbed_gpu_create(unsigned int index)
 	adev->gmc.gart_size = KFDBED_GART_SIZE;
 	adev->gmc.gart_end = KFDBED_GART_START + KFDBED_GART_SIZE - 1;
 	adev->vm_manager.vram_base_offset = 0;
+	kfdbed_gpu_join_hive(gpu);
 
 	r = kfdbed_bo_init(gpu);
 	if (r)
@@ -318,14 +379,50 @@ static int kfdbed_gpu_create(unsigned int index)
 
 	dev_info(
 		adev->dev,
-		"emulated GPU %u: gpu_id 0x%x, %u MiB VRAM, GFX 9.4.2, XNACK\n",
-		index, gpu->node->id, vram_mb);
+		"emulated GPU %u: gpu_id 0x%x, %u MiB VRAM, GFX 9.4.2, XNACK, xGMI hive %u\n",
+		index, gpu->node->id, vram_mb,
+		index < xgmi_hive_count ? xgmi_hive[index] : 0);
 	return 0;
 
 out_destroy:
 	kfdbed_gpus[index] = NULL;
 	kfdbed_gpu_destroy(gpu);
 	return r;
+}
+
+static void kfdbed_hives_free(void)
+{
+	unsigned int h;
+
+	for (h = 0; h < ARRAY_SIZE(kfdbed_hives); h++) {
+		kfree(kfdbed_hives[h]);
+		kfdbed_hives[h] = NULL;
+	}
+}
+
+/* The hives xgmi_hive names; each has a distinct non-zero hive_id. */
+static int kfdbed_hives_alloc(void)
+{
+	unsigned int i, h;
+
+	if (xgmi_hive_count > num_gpus)
+		return -EINVAL;
+	for (i = 0; i < xgmi_hive_count; i++)
+		if (xgmi_hive[i] > KFDBED_MAX_GPUS)
+			return -EINVAL;
+	for (i = 0; i < xgmi_hive_count; i++) {
+		h = xgmi_hive[i];
+		if (!h || kfdbed_hives[h])
+			continue;
+		kfdbed_hives[h] = kzalloc(sizeof(*kfdbed_hives[h]), GFP_KERNEL);
+		if (!kfdbed_hives[h]) {
+			kfdbed_hives_free();
+			return -ENOMEM;
+		}
+		kfdbed_hives[h]->hive_id = 0x6b666462000000ULL + h;
+		atomic_set(&kfdbed_hives[h]->number_devices, 0);
+	}
+	return 0;
 }
 
 static void kfdbed_cleanup(void)
@@ -340,6 +437,7 @@ static void kfdbed_cleanup(void)
 		kfdbed_gpus[i] = NULL;
 	}
 	kfdbed_num_gpus = 0;
+	kfdbed_hives_free();
 }
 
 static int __init kfdbed_init(void)
@@ -350,6 +448,9 @@ static int __init kfdbed_init(void)
 	if (!num_gpus || num_gpus > KFDBED_MAX_GPUS || vram_mb < 16 ||
 	    vram_mb > 4096 || vram_mb % 2)
 		return -EINVAL;
+	r = kfdbed_hives_alloc();
+	if (r)
+		return r;
 	for (i = 0; i < num_gpus; i++) {
 		r = kfdbed_gpu_create(i);
 		if (r)
@@ -372,6 +473,7 @@ out_gpus:
 		kfdbed_gpu_destroy(kfdbed_gpus[kfdbed_num_gpus]);
 		kfdbed_gpus[kfdbed_num_gpus] = NULL;
 	}
+	kfdbed_hives_free();
 	return r;
 }
 

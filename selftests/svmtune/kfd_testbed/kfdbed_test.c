@@ -16,6 +16,9 @@
  * up front, evicts and restores on CPU changes).
  * "kfdbed_test overcommit" (module loaded with vram_mb=16): TTM evicts
  * one buffer's VRAM for another's, KFD migrates it out.
+ * "kfdbed_test hive": two GPUs in one xGMI hive or in none (see xgmi_hive_test()).
+ * "kfdbed_test throughput MIB [ROUNDS]": GPU fault throughput (a
+ * measurement, no checks; see fault_throughput()).
  * "kfdbed_test hold": prefetch to VRAM, close the devices, wait for the
  * module to go (the file /tmp/hold.go), then check the data, for the
  * unload-time eviction.
@@ -37,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/kfd_ioctl.h>
@@ -353,6 +357,189 @@ static int declined(void)
 	return fails != 0;
 }
 
+/* PTEs written with fragment @frag between two snapshots of a GPU. */
+static unsigned long long frag_delta(const struct kfdbed_gpu_stats *before,
+				     const struct kfdbed_gpu_stats *after,
+				     unsigned int frag)
+{
+	return after->pte_updates_frag[frag] - before->pte_updates_frag[frag];
+}
+
+/*
+ * "kfdbed_test hive": two GPUs, a range preferring GPU 0 and accessible by
+ * both, in GPU 0's VRAM. In one xGMI hive (module parameter xgmi_hive=1,1)
+ * KFD's best restore location for GPU 1 is GPU 0 (same hive): GPU 1 maps
+ * GPU 0's VRAM and nothing moves. Outside a hive it is GPU 1 itself: KFD
+ * migrates the pages to GPU 1's VRAM. Both read and write real data, and
+ * the PTEs of the 2 MiB windows carry 2 MiB fragments either way.
+ */
+static int xgmi_hive_test(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	const unsigned long long pages = BUF_SIZE / 4096;
+	struct kfd_ioctl_svm_attribute attr[4];
+	struct kfdbed_info_args i0, i1;
+	struct kfdbed_access_args a;
+	size_t n = BUF_SIZE / 4, i;
+	uint32_t *buf, *host, g0, g1;
+	int in_hive, r;
+	char *raw;
+
+	CHECK(kfd >= 0 && bed >= 0, "hive: open /dev/kfd and /dev/kfdbed");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	i0 = info_all(bed);
+	CHECK(i0.num_gpus >= 2, "hive: two GPUs (%u)", i0.num_gpus);
+	if (i0.num_gpus < 2)
+		return 1;
+	g0 = i0.gpus[0].gpu_id;
+	g1 = i0.gpus[1].gpu_id;
+	in_hive = i0.gpus[0].xgmi_hive &&
+		  i0.gpus[0].xgmi_hive == i0.gpus[1].xgmi_hive;
+	printf("# GPUs 0x%x and 0x%x: %s\n", g0, g1,
+	       in_hive ? "one xGMI hive" : "no common hive");
+
+	raw = mmap(NULL, BUF_SIZE + SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(BUF_SIZE);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	buf = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	for (i = 0; i < n; i++)
+		buf[i] = pattern(i, 0x5a);
+
+	attr[0].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
+	attr[0].value = g0;
+	attr[1].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[1].value = g0;
+	attr[2].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[2].value = g1;
+	attr[3].type = KFD_IOCTL_SVM_ATTR_PREFETCH_LOC;
+	attr[3].value = g0;
+	i0 = info_all(bed);
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, BUF_SIZE, attr, 4);
+	i1 = info_all(bed);
+	CHECK(!r && i1.gpus[0].pages_to_vram - i0.gpus[0].pages_to_vram ==
+			      pages,
+	      "hive: preferred GPU 0, accessible by both, prefetched to GPU 0 (%llu pages)",
+	      (unsigned long long)(i1.gpus[0].pages_to_vram -
+				   i0.gpus[0].pages_to_vram));
+
+	/* GPU 1 reads. */
+	i0 = info_all(bed);
+	memset(host, 0, BUF_SIZE);
+	r = gpu_access(bed, g1, buf, host, BUF_SIZE, 0, &a);
+	i1 = info_all(bed);
+	CHECK(!r && check_pattern(host, n, 0x5a),
+	      "hive: GPU 1 reads the data (%u faults)", a.faults);
+	if (in_hive)
+		CHECK(a.peer_pages == pages &&
+			      i1.gpus[1].pages_to_vram ==
+				      i0.gpus[1].pages_to_vram &&
+			      i1.gpus[0].pages_to_ram ==
+				      i0.gpus[0].pages_to_ram,
+		      "hive: GPU 1 reads GPU 0's VRAM over xGMI, nothing moves (%llu peer pages)",
+		      (unsigned long long)a.peer_pages);
+	else
+		CHECK(a.vram_pages == pages &&
+			      i1.gpus[1].pages_to_vram -
+					      i0.gpus[1].pages_to_vram ==
+				      pages,
+		      "hive: no hive: KFD migrates the pages to GPU 1's VRAM (%llu pages there)",
+		      (unsigned long long)a.vram_pages);
+	CHECK(frag_delta(&i0.gpus[1], &i1.gpus[1], 9) == pages,
+	      "hive: GPU 1's PTEs for the 4 MiB have 2 MiB fragments (%llu of %llu, %llu without)",
+	      frag_delta(&i0.gpus[1], &i1.gpus[1], 9), pages,
+	      frag_delta(&i0.gpus[1], &i1.gpus[1], 0));
+
+	/* GPU 1 writes; the CPU reads it back. */
+	for (i = 0; i < n; i++)
+		host[i] = pattern(i, 0x6b);
+	r = gpu_access(bed, g1, buf, host, BUF_SIZE, 1, &a);
+	CHECK(!r && (in_hive ? a.peer_pages : a.vram_pages) == pages,
+	      "hive: GPU 1 writes into %s VRAM (%llu own, %llu peer pages)",
+	      in_hive ? "GPU 0's" : "its own", (unsigned long long)a.vram_pages,
+	      (unsigned long long)a.peer_pages);
+	CHECK(check_pattern(buf, n, 0x6b),
+	      "hive: the CPU reads GPU 1's data back");
+
+	/* GPU 0 faults them back into its VRAM and reads GPU 1's data. */
+	memset(host, 0, BUF_SIZE);
+	r = gpu_access(bed, g0, buf, host, BUF_SIZE, 0, &a);
+	CHECK(!r && a.vram_pages == pages && check_pattern(host, n, 0x6b),
+	      "hive: GPU 0 reads GPU 1's data from its own VRAM (%u faults)",
+	      a.faults);
+
+	munmap(raw, BUF_SIZE + SZ_2M);
+	free(host);
+	close(bed);
+	close(kfd);
+	return fails != 0;
+}
+
+/*
+ * "kfdbed_test throughput MIB [ROUNDS]": GPU fault throughput, not a test.
+ * Each round the buffer goes back to system memory and GPU 0 reads it all
+ * sequentially, one page at a time as a wave would, from retry faults.
+ * Prints one line per round: pages, faults raised, faults KFD returned
+ * from without mapping (its 2 ms duplicate filter), time and MB/s.
+ */
+static int fault_throughput(int argc, char **argv)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	size_t mib = argc > 2 ? strtoul(argv[2], NULL, 0) : 8;
+	int rounds = argc > 3 ? atoi(argv[3]) : 3, round;
+	size_t size = mib << 20, off;
+	struct kfd_ioctl_svm_attribute to_ram = {
+		KFD_IOCTL_SVM_ATTR_PREFETCH_LOC, 0
+	};
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdbed_access_args a;
+	unsigned long long faults;
+	char *raw, *buf, *host;
+
+	if (kfd < 0 || bed < 0 || !mib || mib > 1024)
+		return 1;
+	raw = mmap(NULL, size + SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(4096);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	memset(buf, 0x3c, size);
+	for (round = 0; round < rounds; round++) {
+		struct timespec t0, t1;
+		double s;
+
+		if (svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, size, &to_ram, 1))
+			return 1;
+		s0 = stats(bed);
+		faults = 0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (off = 0; off < size; off += 4096) {
+			if (gpu_access(bed, s0.gpu_id, buf + off, host, 4096, 0,
+				       &a))
+				return 1;
+			faults += a.faults;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		s1 = stats(bed);
+		s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		printf("throughput pages %zu faults %llu handled %llu unserved %llu filtered %llu to_vram %llu ms %.1f MBps %.2f\n",
+		       size / 4096, faults,
+		       (unsigned long long)(s1.faults_handled -
+					    s0.faults_handled),
+		       (unsigned long long)(s1.faults_unserved -
+					    s0.faults_unserved),
+		       (unsigned long long)(s1.retry_faults_filtered -
+					    s0.retry_faults_filtered),
+		       (unsigned long long)(s1.pages_to_vram -
+					    s0.pages_to_vram),
+		       s * 1e3, size / s / 1e6);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -367,6 +554,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "remote"))
 		return declined();
+	if (argc > 1 && !strcmp(argv[1], "hive"))
+		return xgmi_hive_test();
+	if (argc > 1 && !strcmp(argv[1], "throughput"))
+		return fault_throughput(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "hold"))
 		return hold_pages();
 	if (argc > 1 && !strcmp(argv[1], "noxnack"))
@@ -437,6 +628,21 @@ int main(int argc, char **argv)
 	      a.faults, (unsigned long long)a.vram_pages,
 	      (unsigned long long)a.sys_pages, a.fault_error);
 	CHECK(check_pattern(host, n, 0x1234), "GPU reads the CPU's data");
+	/*
+	 * KFD's own 2 MiB windows on a 2 MiB-aligned range in 2 MiB VRAM
+	 * blocks: every PTE gets a 2 MiB fragment. svmtune's windows (when
+	 * svmtune_kfd is attached) may be smaller: only reported then.
+	 */
+	if (access("/sys/kernel/svmtune/kfd", F_OK))
+		CHECK(frag_delta(&s0, &s1, 9) == BUF_SIZE / 4096,
+		      "KFD's 2 MiB windows map with 2 MiB PTE fragments (%llu of %lu PTEs)",
+		      frag_delta(&s0, &s1, 9), BUF_SIZE / 4096);
+	printf("# PTE fragments written:");
+	for (i = 0; i < KFDBED_NR_FRAGS; i++)
+		if (frag_delta(&s0, &s1, i))
+			printf(" %zu KiB: %llu", (size_t)4 << i,
+			       frag_delta(&s0, &s1, i));
+	printf("\n");
 	printf("# faults handled %llu, to VRAM %llu pages, PTEs %llu, TLB flushes %llu, filtered %llu\n",
 	       (unsigned long long)(s1.faults_handled - s0.faults_handled),
 	       (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),

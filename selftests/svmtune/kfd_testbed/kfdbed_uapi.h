@@ -11,12 +11,15 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KFDBED_VERSION 1
+#define KFDBED_VERSION 2
+
+/* PTE fragment sizes: 4 KiB << f for f in 0..KFDBED_NR_FRAGS-1 (as GFX9). */
+#define KFDBED_NR_FRAGS 32
 
 /**
  * struct kfdbed_gpu_stats - one GPU's counters
  * @gpu_id: KFD's gpu_id, as AMDKFD_IOC_SVM attributes take it
- * @pad: zero
+ * @xgmi_hive: the GPU's xGMI hive number (module parameter), 0 for none
  * @vram_size: bytes of VRAM
  * @vram_used: bytes of VRAM allocated to BOs
  * @sdma_jobs: SDMA jobs executed
@@ -29,15 +32,23 @@
  * @retry_faults_overflow: retry faults dropped on a full ring
  * @faults_handled: retry faults handed to svm_range_restore_pages()
  * @faults_failed: of those, how many it returned an error for
+ * @faults_unserved: of those, how many it returned 0 for with the page
+ *	still unmapped when the GPU retried: dropped by KFD (its 2 ms
+ *	duplicate-fault filter on the range, a draining or a skipped range)
+ *	or, rarely, unmapped again before the retry
  * @migrations: KFD migration start events
  * @pages_to_vram: pages copied to VRAM by SDMA (from the copy sizes)
  * @pages_to_ram: pages copied from VRAM by SDMA
  * @unmaps: KFD unmap-from-GPU events
  * @accesses: pages accessed through KFDBED_IOC_ACCESS
+ * @pte_updates_frag: @pte_updates by the PTE fragment they were written
+ *	with (amdgpu's rule: the largest power of two the start is aligned
+ *	to that fits in the physically contiguous run; 0 for scattered
+ *	pages), valid PTEs only
  */
 struct kfdbed_gpu_stats {
 	__u32 gpu_id;
-	__u32 pad;
+	__u32 xgmi_hive;
 	__u64 vram_size;
 	__u64 vram_used;
 	__u64 sdma_jobs;
@@ -50,11 +61,13 @@ struct kfdbed_gpu_stats {
 	__u64 retry_faults_overflow;
 	__u64 faults_handled;
 	__u64 faults_failed;
+	__u64 faults_unserved;
 	__u64 migrations;
 	__u64 pages_to_vram;
 	__u64 pages_to_ram;
 	__u64 unmaps;
 	__u64 accesses;
+	__u64 pte_updates_frag[KFDBED_NR_FRAGS];
 };
 
 /**
@@ -83,8 +96,9 @@ struct kfdbed_info_args {
  * @fault_error: out: when the access failed on a fault, what
  *	svm_range_restore_pages() returned (negative errno), else 0
  * @fault_addr: out: the failing address
- * @vram_pages: out: pages the GPU found in its VRAM
+ * @vram_pages: out: pages the GPU found in its own VRAM
  * @sys_pages: out: pages the GPU found in system memory
+ * @peer_pages: out: pages the GPU found in another GPU's VRAM (xGMI)
  */
 struct kfdbed_access_args {
 	__u64 va;
@@ -97,6 +111,7 @@ struct kfdbed_access_args {
 	__u64 fault_addr;
 	__u64 vram_pages;
 	__u64 sys_pages;
+	__u64 peer_pages;
 };
 
 #define KFDBED_IOC_INFO _IOR('k', 0x40, struct kfdbed_info_args)

@@ -18,6 +18,9 @@
 #include "amdgpu_gem.h"
 #include "amdgpu_hmm.h"
 
+#define CREATE_TRACE_POINTS
+#include "kfdbed_trace.h"
+
 /**
  * kfdbed_vm_create() - a compute VM for a process on a GPU
  * @gpu: the GPU
@@ -85,6 +88,149 @@ void kfdbed_vm_destroy(struct kfdbed_vm *kvm)
 	kfree(kvm);
 }
 
+/*
+ * Write the PTEs of GPU pages [@first, @last]: @addrs[i] | @flags for page
+ * @first + i, or 0 when @flags is not valid. Returns 0 or -ENOMEM.
+ */
+static int kfdbed_vm_set_ptes(struct kfdbed_vm *kvm, u64 first, u64 last,
+			      const dma_addr_t *addrs, u64 flags)
+{
+	bool valid = flags & AMDGPU_PTE_VALID;
+	u64 page, idx;
+
+	for (page = first; page <= last;
+	     page = (idx + 1) << KFDBED_PT_LEAF_SHIFT) {
+		u64 end, *leaf;
+		unsigned int i;
+		int r;
+
+		idx = page >> KFDBED_PT_LEAF_SHIFT;
+		end = min(last, ((idx + 1) << KFDBED_PT_LEAF_SHIFT) - 1);
+		leaf = xa_load(&kvm->pt, idx);
+		if (!leaf && !valid)
+			continue;
+		if (!leaf) {
+			/*
+			 * Callers hold KFD's prange->lock, which its MMU
+			 * notifier takes: no reclaim from here.
+			 */
+			leaf = kcalloc(KFDBED_PT_LEAF_ENTRIES, sizeof(u64),
+				       GFP_NOWAIT | __GFP_NOWARN);
+			if (!leaf)
+				return -ENOMEM;
+			r = xa_insert(&kvm->pt, idx, leaf,
+				      GFP_NOWAIT | __GFP_NOWARN);
+			if (r) {
+				kfree(leaf);
+				return r;
+			}
+			xa_set_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
+		}
+		kfdbed_stat_add(kvm->gpu, KFDBED_STAT_PTE_UPDATES,
+				end - page + 1);
+		spin_lock(&kvm->pt_lock);
+		for (; page <= end; page++) {
+			i = page & (KFDBED_PT_LEAF_ENTRIES - 1);
+			WRITE_ONCE(leaf[i], valid ? (addrs[page - first] &
+						     KFDBED_PTE_ADDR_MASK) |
+							    flags :
+						    0);
+		}
+		spin_unlock(&kvm->pt_lock);
+	}
+	return 0;
+}
+
+/*
+ * The PTE fragment amdgpu writes entries from GPU page @page on with, in a
+ * run of @count pages that are contiguous in the GPU's address space: the
+ * largest power of two @page is aligned to that fits in the run (GFX9 and
+ * later: up to 31). A TLB entry then covers 4 KiB << fragment. The same
+ * rule as amdgpu_vm_pte_fragment(); here @page and @count are in 4 KiB GPU
+ * pages, which are the CPU pages on x86.
+ */
+static unsigned int kfdbed_vm_fragment(u64 page, u64 count)
+{
+	unsigned int frag = ilog2(count);
+
+	if (page)
+		frag = min(frag, (unsigned int)__ffs64(page));
+	return min(frag, 31U);
+}
+
+/*
+ * The page-table level (its shift in GPU pages) GFX9 writes a fragment's
+ * entries at: the 4 KiB PTB below 2 MiB, a PDB0 entry used as a PTE for 2
+ * MiB up to 1 GiB, a PDB1 entry from 1 GiB.
+ */
+static unsigned int kfdbed_vm_level_shift(unsigned int frag)
+{
+	if (frag >= 18)
+		return 18;
+	if (frag >= 9)
+		return 9;
+	return 0;
+}
+
+/*
+ * Report the entries written for fragment @frag at GPU pages [@first,
+ * @end) as amdgpu's amdgpu_vm_update_ptes tracepoint does: one event per
+ * table of 512 entries they fall in, at the fragment's level, at most 32
+ * entries counted per event.
+ */
+static void kfdbed_vm_trace(struct amdgpu_vm_update_params *params, u64 first,
+			    u64 end, u64 dst, u64 flags, unsigned int frag)
+{
+	unsigned int shift = kfdbed_vm_level_shift(frag);
+	u64 table = (u64)KFDBED_PT_LEAF_ENTRIES << shift;
+	u64 s, e;
+
+	if (!trace_amdgpu_vm_update_ptes_enabled())
+		return;
+	for (s = first; s < end; s = e) {
+		u64 n;
+
+		e = min(end, round_down(s, table) + table);
+		n = max_t(u64, (e - s) >> shift, 1);
+		trace_amdgpu_vm_update_ptes(
+			params, s, e, min_t(u64, n, 32),
+			dst ? dst + ((s - first) << PAGE_SHIFT) : 0,
+			PAGE_SIZE << shift, flags | AMDGPU_PTE_FRAG(frag), 0,
+			0);
+	}
+}
+
+/*
+ * Write GPU pages [@first, @first + @count), contiguous in the GPU's
+ * address space from @addrs[0] (or an unmap, @addrs NULL), fragment by
+ * fragment.
+ */
+static int kfdbed_vm_write_run(struct kfdbed_vm *kvm,
+			       struct amdgpu_vm_update_params *params,
+			       u64 first, u64 count, const dma_addr_t *addrs,
+			       u64 flags)
+{
+	u64 page = first, end = first + count;
+	int r;
+
+	while (page < end) {
+		unsigned int frag = kfdbed_vm_fragment(page, end - page);
+		u64 n = 1ULL << frag;
+
+		r = kfdbed_vm_set_ptes(kvm, page, page + n - 1,
+				       addrs ? addrs + (page - first) : NULL,
+				       flags | AMDGPU_PTE_FRAG(frag));
+		if (r)
+			return r;
+		if (addrs)
+			atomic64_add(n, &kvm->gpu->pte_updates_frag[frag]);
+		kfdbed_vm_trace(params, page, page + n,
+				addrs ? addrs[page - first] : 0, flags, frag);
+		page += n;
+	}
+	return 0;
+}
+
 /**
  * amdgpu_vm_update_range() - write the PTEs of a range of GPU pages
  * @adev: the device
@@ -105,6 +251,10 @@ void kfdbed_vm_destroy(struct kfdbed_vm *kvm)
  *	VRAM base in), one PTE each
  * @fence: out (if not NULL): a fence for the update, already signalled
  *
+ * As amdgpu, the pages are written in runs whose addresses are contiguous,
+ * each with the fragment amdgpu would give it (kfdbed_vm_fragment()); an
+ * unmap is one run. Every batch fires the amdgpu_vm_update_ptes tracepoint.
+ *
  * Return: 0, -ENOMEM when a page-table leaf cannot be had, -EOPNOTSUPP for
  * BO-backed mappings.
  */
@@ -116,9 +266,16 @@ int amdgpu_vm_update_range(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 			   struct ttm_resource *res, dma_addr_t *pages_addr,
 			   struct dma_fence **fence)
 {
+	struct amdgpu_vm_update_params params = {
+		.adev = adev,
+		.vm = vm,
+		.immediate = immediate,
+		.unlocked = unlocked,
+	};
 	struct kfdbed_vm *kvm = kfdbed_vm_of(vm);
 	bool valid = flags & AMDGPU_PTE_VALID;
-	u64 page, idx;
+	const dma_addr_t *addrs = NULL;
+	u64 page, n;
 	int r = 0;
 
 	if (valid && (res || !pages_addr)) {
@@ -128,51 +285,19 @@ int amdgpu_vm_update_range(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 	if (!unlocked && vm->root.bo)
 		dma_resv_assert_held(vm->root.bo->tbo.base.resv);
 
-	for (page = start; page <= last;
-	     page = (idx + 1) << KFDBED_PT_LEAF_SHIFT) {
-		u64 end, *leaf;
-		unsigned int i;
-
-		idx = page >> KFDBED_PT_LEAF_SHIFT;
-		end = min(last, ((idx + 1) << KFDBED_PT_LEAF_SHIFT) - 1);
-		leaf = xa_load(&kvm->pt, idx);
-		if (!leaf && !valid)
-			continue;
-		if (!leaf) {
-			/*
-			 * Callers hold KFD's prange->lock, which its MMU
-			 * notifier takes: no reclaim from here.
-			 */
-			leaf = kcalloc(KFDBED_PT_LEAF_ENTRIES, sizeof(u64),
-				       GFP_NOWAIT | __GFP_NOWARN);
-			if (!leaf) {
-				r = -ENOMEM;
-				break;
-			}
-			r = xa_insert(&kvm->pt, idx, leaf,
-				      GFP_NOWAIT | __GFP_NOWARN);
-			if (r) {
-				kfree(leaf);
-				break;
-			}
-			xa_set_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
-		}
-		kfdbed_stat_add(kvm->gpu, KFDBED_STAT_PTE_UPDATES,
-				end - page + 1);
-		spin_lock(&kvm->pt_lock);
-		for (; page <= end; page++) {
-			i = page & (KFDBED_PT_LEAF_ENTRIES - 1);
-			if (valid) {
-				u64 a = pages_addr[(offset >> PAGE_SHIFT) +
-						   (page - start)];
-
-				WRITE_ONCE(leaf[i],
-					   (a & KFDBED_PTE_ADDR_MASK) | flags);
-			} else {
-				WRITE_ONCE(leaf[i], 0);
-			}
-		}
-		spin_unlock(&kvm->pt_lock);
+	if (valid)
+		addrs = pages_addr + (offset >> PAGE_SHIFT);
+	for (page = start; page <= last && !r; page += n) {
+		n = 1;
+		while (addrs && page + n <= last &&
+		       addrs[page - start + n] ==
+			       addrs[page - start + n - 1] + PAGE_SIZE)
+			n++;
+		if (!addrs)
+			n = last - page + 1;
+		r = kfdbed_vm_write_run(kvm, &params, page, n,
+					addrs ? addrs + (page - start) : NULL,
+					flags);
 	}
 
 	if (fence && !r) {
