@@ -482,7 +482,8 @@ static int xgmi_hive_test(void)
  * Each round the buffer goes back to system memory and GPU 0 reads it all
  * sequentially, one page at a time as a wave would, from retry faults.
  * Prints one line per round: pages, faults raised, faults KFD returned
- * from without mapping (its 2 ms duplicate filter), time and MB/s.
+ * from without mapping (its 2 ms duplicate filter), time and MB/s. Exits
+ * 1 if an access fails or reads other bytes than the CPU wrote.
  */
 static int fault_throughput(int argc, char **argv)
 {
@@ -496,7 +497,7 @@ static int fault_throughput(int argc, char **argv)
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdbed_access_args a;
 	unsigned long long faults;
-	char *raw, *buf, *host;
+	char *raw, *buf, *host, ref[4096];
 
 	if (kfd < 0 || bed < 0 || !mib || mib > 1024)
 		return 1;
@@ -507,6 +508,7 @@ static int fault_throughput(int argc, char **argv)
 		return 1;
 	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
 	memset(buf, 0x3c, size);
+	memset(ref, 0x3c, sizeof(ref));
 	for (round = 0; round < rounds; round++) {
 		struct timespec t0, t1;
 		double s;
@@ -520,6 +522,11 @@ static int fault_throughput(int argc, char **argv)
 			if (gpu_access(bed, s0.gpu_id, buf + off, host, 4096, 0,
 				       &a))
 				return 1;
+			/* Not against buf: a CPU read would migrate it back. */
+			if (memcmp(host, ref, 4096)) {
+				printf("# wrong data at offset %zu\n", off);
+				return 1;
+			}
 			faults += a.faults;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -20,6 +20,8 @@ struct amdgpu_vm_update_params;
  * [start, end), nptes entries (at most 32 reported, as amdgpu does), incr
  * bytes apart, with PTE flags (the fragment in AMDGPU_PTE_FRAG's bits).
  */
+/* Laid out as the kernel's trace headers are, not as clang-format would. */
+/* clang-format off */
 TRACE_EVENT(amdgpu_vm_update_ptes,
 	TP_PROTO(struct amdgpu_vm_update_params *p,
 		 uint64_t start, uint64_t end,
@@ -47,6 +49,7 @@ TRACE_EVENT(amdgpu_vm_update_ptes,
 		  __entry->start, __entry->end, __entry->nptes, __entry->dst,
 		  __entry->incr, __entry->flags)
 );
+/* clang-format on */
 
 #endif /* _KFDBED_TRACE_H */
 
