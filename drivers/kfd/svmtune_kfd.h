@@ -26,6 +26,8 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_TO_RAM_PAGES,
 	SVMTUNE_KFD_DEFAULT_GRANULARITY_SET,
 	SVMTUNE_KFD_RANGES_GIVEN_POLICY,
+	SVMTUNE_KFD_RETRY_FILTER_PASSED,
+	SVMTUNE_KFD_RETRY_FILTER_DUPLICATES,
 	SVMTUNE_KFD_NR_STATS,
 };
 
@@ -34,6 +36,12 @@ enum svmtune_kfd_stat {
 
 extern atomic64_t svmtune_kfd_stats[SVMTUNE_KFD_NR_STATS];
 extern atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
+
+/*
+ * KFD's retry-fault filter: per range, as KFD has it (false), or per
+ * window mapped (true, the default). See svmtune_kfd_hooks.c.
+ */
+extern bool svmtune_kfd_filter_per_window;
 
 /* svmtune_kfd_hooks.c */
 int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,

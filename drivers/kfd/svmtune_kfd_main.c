@@ -13,6 +13,7 @@
  * no reference on amdgpu while attached: rmmod amdgpu works and detaches.
  * See Documentation/design.rst.
  */
+#include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -275,6 +276,8 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_TO_RAM_PAGES] = "to_ram_pages",
 	[SVMTUNE_KFD_DEFAULT_GRANULARITY_SET] = "default_granularity_set",
 	[SVMTUNE_KFD_RANGES_GIVEN_POLICY] = "ranges_given_policy",
+	[SVMTUNE_KFD_RETRY_FILTER_PASSED] = "retry_filter_passed",
+	[SVMTUNE_KFD_RETRY_FILTER_DUPLICATES] = "retry_filter_duplicates",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -304,6 +307,31 @@ static ssize_t pte_fragments_show(struct kobject *kobj,
 }
 static struct kobj_attribute pte_fragments_attr = __ATTR_RO(pte_fragments);
 
+static ssize_t retry_filter_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	if (!SVMTUNE_KFD_HAS_WINDOW)
+		return sysfs_emit(buf, "range (this KFD maps whole ranges)\n");
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(svmtune_kfd_filter_per_window) ? "window" : "range");
+}
+
+static ssize_t retry_filter_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "range"))
+		WRITE_ONCE(svmtune_kfd_filter_per_window, false);
+	else if (sysfs_streq(buf, "window") && SVMTUNE_KFD_HAS_WINDOW)
+		WRITE_ONCE(svmtune_kfd_filter_per_window, true);
+	else
+		return -EINVAL;
+	return count;
+}
+static struct kobj_attribute retry_filter_attr = __ATTR_RW_MODE(retry_filter, 0644);
+
 static struct attribute *svmtune_kfd_attrs[] = {
 	&state_attr.attr,
 	&reason_attr.attr,
@@ -312,6 +340,7 @@ static struct attribute *svmtune_kfd_attrs[] = {
 	&hooks_attr.attr,
 	&stats_attr.attr,
 	&pte_fragments_attr.attr,
+	&retry_filter_attr.attr,
 	NULL,
 };
 

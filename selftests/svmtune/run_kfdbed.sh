@@ -157,6 +157,41 @@ if load_bed remote num_gpus=2 vram_mb=64; then
 	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
 fi
 
+# 5b. KFD's 2 ms retry filter with svmtune's 4 KiB windows: per range (as
+#     KFD has it) it drops the fault on every next window; per window
+#     (svmtune_kfd's default) it drops none. GPU 0 reads 1 MiB in order;
+#     kfdbed counts the faults KFD returned from without mapping.
+unserved() { sed -n 's/.* unserved \([0-9]*\) .*/\1/p' /tmp/kfdbed.out | head -1; }
+if load_bed retry-filter num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd && echo 4K >/sys/kernel/svmtune/granularity; then
+		echo range >/sys/kernel/svmtune/kfd/retry_filter
+		"$test" throughput 1 1 >/tmp/kfdbed.out 2>&1
+		rc=$?
+		sed 's/^/# retry_filter range: /' /tmp/kfdbed.out
+		dropped=$(unserved)
+		if [ $rc = 0 ] && [ "${dropped:-0}" -gt 0 ]; then
+			echo "svmtune-test PASS kfdbed:retry-filter:per-range-drops-next-windows ($dropped faults dropped, data intact)"
+		else
+			fail retry-filter:per-range-drops-next-windows "exit $rc, ${dropped:-no} faults dropped"
+		fi
+		echo window >/sys/kernel/svmtune/kfd/retry_filter
+		"$test" throughput 1 1 >/tmp/kfdbed.out 2>&1
+		rc=$?
+		sed 's/^/# retry_filter window: /' /tmp/kfdbed.out
+		dropped=$(unserved)
+		passed=$(sed -n 's/^retry_filter_passed //p' /sys/kernel/svmtune/kfd/stats)
+		if [ $rc = 0 ] && [ "$dropped" = 0 ] && [ "${passed:-0}" -gt 0 ]; then
+			echo "svmtune-test PASS kfdbed:retry-filter:per-window-serves-every-window ($passed let through, data intact)"
+		else
+			fail retry-filter:per-window-serves-every-window "exit $rc, ${dropped:-no} faults dropped, ${passed:-no} let through"
+		fi
+	else
+		fail retry-filter:load "modprobe svmtune_kfd or the 4K granularity failed"
+	fi
+	unload_bed retry-filter
+	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+fi
+
 # 6. rmmod of amdgpu and of svmtune_kfd at the same time, after KFD's
 #    paths ran under the hooks: both go, nothing is left hooked on freed
 #    amdgpu text or tracepoints (the kernel log is checked after the run).
