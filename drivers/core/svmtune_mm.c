@@ -574,6 +574,21 @@ int svmtune_mm_attach(struct mm_struct *mm)
 EXPORT_SYMBOL_GPL(svmtune_mm_attach);
 
 /**
+ * svmtune_mm_attached() - whether the engine keeps state for an address space
+ * @mm: the address space, kept alive by the caller
+ *
+ * Never sleeps and takes no lock: usable from probe handlers.
+ *
+ * Return: true if svmtune_mm_attach() (or an open of /dev/svmtune) gave
+ * @mm the engine's state and it was not torn down since.
+ */
+bool svmtune_mm_attached(struct mm_struct *mm)
+{
+	return svmtune_mm_find(mm);
+}
+EXPORT_SYMBOL_GPL(svmtune_mm_attached);
+
+/**
  * svmtune_mm_forget_device() - drop a device id from every policy
  * @id: the id of a device being unregistered (its live bit already clear)
  *

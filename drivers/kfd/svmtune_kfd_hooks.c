@@ -40,10 +40,12 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <asm/ibt.h>
 
 #include "svmtune_kfd_compat.h"
@@ -136,6 +138,100 @@ static void svmtune_kfd_fault_release(struct svmtune_kfd_fault *slot)
 	smp_store_release(&slot->task, NULL);
 }
 
+/* ---- Engine state for KFD processes ---- */
+
+/*
+ * An application that never opens /dev/svmtune still gets the engine's
+ * per-process state (ranges with adaptive and thrashing state, per-process
+ * and per-range counters): svmtune_kfd asks the engine to attach its
+ * address space when KFD creates the process's SVM state
+ * (svm_range_list_init(), in the open of /dev/kfd) and, for processes KFD
+ * knew before svmtune_kfd was loaded, at their first fault it sees.
+ *
+ * Attaching registers an mmu notifier, which takes mmap_lock for writing
+ * and allocates: not from a probe handler, which runs with preemption
+ * disabled, often under that very mmap_lock. The handler takes a reference
+ * on the mm_struct (mmgrab(), an atomic increment), parks it in a small
+ * table and queues a work item; the worker attaches every parked address
+ * space whose users are still there (mmget_not_zero()) and drops the
+ * references. The open of /dev/kfd returns before the worker runs, so the
+ * first faults of a process can be decided without its state, exactly as
+ * before; from then on they are not. A full table only delays: the next
+ * fault parks the address space again.
+ *
+ * The state belongs to the engine and lives until the address space is
+ * torn down (or svmtune.ko is unloaded), as it does for a process that
+ * opened /dev/svmtune; unloading svmtune_kfd leaves it. Detaching flushes
+ * the worker after the hooks are gone, so no reference is left behind.
+ *
+ * Waste feedback (pages that went to VRAM and left untouched) is not
+ * reported from KFD: amdgpu's page tables have no accessed bit KFD reads,
+ * so on hardware nothing tells a page the GPU used from one it did not.
+ */
+#define SVMTUNE_KFD_ATTACH_SLOTS	32
+
+static struct mm_struct *svmtune_kfd_attach_mms[SVMTUNE_KFD_ATTACH_SLOTS];
+static DEFINE_SPINLOCK(svmtune_kfd_attach_lock);
+
+static void svmtune_kfd_attach_worker(struct work_struct *work)
+{
+	struct mm_struct *mm;
+	int i;
+
+	for (i = 0; i < SVMTUNE_KFD_ATTACH_SLOTS; i++) {
+		spin_lock_irq(&svmtune_kfd_attach_lock);
+		mm = svmtune_kfd_attach_mms[i];
+		svmtune_kfd_attach_mms[i] = NULL;
+		spin_unlock_irq(&svmtune_kfd_attach_lock);
+		if (!mm)
+			continue;
+		if (mmget_not_zero(mm)) {
+			if (!svmtune_mm_attach(mm))
+				svmtune_kfd_count(SVMTUNE_KFD_PROCESSES_ATTACHED, 1);
+			else
+				svmtune_kfd_count(SVMTUNE_KFD_ATTACH_FAILED, 1);
+			mmput(mm);
+		}
+		mmdrop(mm);
+	}
+}
+
+static DECLARE_WORK(svmtune_kfd_attach_work, svmtune_kfd_attach_worker);
+
+/*
+ * Have the engine attach @mm soon, unless it has state already. Any
+ * context but hard IRQ; the caller keeps @mm's struct alive.
+ */
+static void svmtune_kfd_attach_later(struct mm_struct *mm)
+{
+	unsigned long flags;
+	int i, free = -1;
+
+	if (!mm || svmtune_mm_attached(mm))
+		return;
+	spin_lock_irqsave(&svmtune_kfd_attach_lock, flags);
+	for (i = 0; i < SVMTUNE_KFD_ATTACH_SLOTS; i++) {
+		if (svmtune_kfd_attach_mms[i] == mm)
+			break;
+		if (!svmtune_kfd_attach_mms[i] && free < 0)
+			free = i;
+	}
+	if (i == SVMTUNE_KFD_ATTACH_SLOTS && free >= 0) {
+		mmgrab(mm);
+		svmtune_kfd_attach_mms[free] = mm;
+		queue_work(system_wq, &svmtune_kfd_attach_work);
+	}
+	spin_unlock_irqrestore(&svmtune_kfd_attach_lock, flags);
+}
+
+/* No hook runs any more: attach what is parked, or let it go. */
+static void svmtune_kfd_attach_flush(void)
+{
+	flush_work(&svmtune_kfd_attach_work);
+	/* Parked after the worker's last pass began: do it here. */
+	svmtune_kfd_attach_worker(NULL);
+}
+
 /* Pages in a decision's window. */
 static unsigned long svmtune_kfd_window_pages(const struct svmtune_decision *d)
 {
@@ -156,6 +252,7 @@ static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
 		return false;
 	slot->fault.lo = max(vma->vm_start, prange->start << PAGE_SHIFT);
 	slot->fault.hi = min(vma->vm_end, (prange->last + 1) << PAGE_SHIFT);
+	svmtune_kfd_attach_later(mm);
 	svmtune_decide_atomic(svmtune_kfd_dev, mm, &slot->fault, &slot->decision);
 	slot->decided = true;
 	svmtune_kfd_count(SVMTUNE_KFD_DECISIONS, 1);
@@ -617,6 +714,7 @@ static int svmtune_kfd_cpu_fault_entry(struct kretprobe_instance *ri,
 	slot->fault.lo = vmf->vma->vm_start;
 	slot->fault.hi = vmf->vma->vm_end;
 	slot->fault.write = !!(vmf->flags & FAULT_FLAG_WRITE);
+	svmtune_kfd_attach_later(call->mm);
 	svmtune_decide_atomic(svmtune_kfd_dev, call->mm, &slot->fault,
 			      &slot->decision);
 	slot->decided = true;
@@ -651,39 +749,22 @@ static void svmtune_kfd_sync_default(struct kfd_process *p)
 	svmtune_kfd_count(SVMTUNE_KFD_DEFAULT_GRANULARITY_SET, 1);
 }
 
-static int svmtune_kfd_list_init_entry(struct kretprobe_instance *ri,
-				       struct pt_regs *regs)
-{
-	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
-	svmtune_kfd_call_data(ri)->obj = (void *)svmtune_kfd_arg(regs, 0);
-	return 0;
-}
-
-/*
- * svm_range_list_init(p), return: a new KFD process. It is not published
- * yet (create_process() has not returned), so nothing reads the default
- * concurrently with this write.
- */
-static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
-				      struct pt_regs *regs)
-{
-	if (!regs_return_value(regs))
-		svmtune_kfd_sync_default(svmtune_kfd_call_data(ri)->obj);
-	return 0;
-}
-
 /*
  * svm_range_get_attr(p, ...) and svm_range_set_attr(p, ...), entry: the
  * process's own ioctls bring an existing process up to date with svmtune's
  * current default before KFD reads it (GET_ATTR reports it, SET_ATTR gives
  * it to the ranges it creates). KFD reads the u8 with plain loads and
- * writes it only at init; the store is a single byte.
+ * writes it only at init; the store is a single byte. A process KFD knew
+ * before svmtune_kfd was loaded gets the engine's state here.
  */
 static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
 				   struct pt_regs *regs)
 {
+	struct kfd_process *p = (struct kfd_process *)svmtune_kfd_arg(regs, 0);
+
 	atomic64_inc(&hook->calls);
-	svmtune_kfd_sync_default((struct kfd_process *)svmtune_kfd_arg(regs, 0));
+	svmtune_kfd_sync_default(p);
+	svmtune_kfd_attach_later(p->mm);
 }
 #endif
 
@@ -734,6 +815,35 @@ static int svmtune_kfd_range_new_exit(struct kretprobe_instance *ri,
 	return 0;
 }
 
+static int svmtune_kfd_list_init_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	svmtune_kfd_call_data(ri)->obj = (void *)svmtune_kfd_arg(regs, 0);
+	return 0;
+}
+
+/*
+ * svm_range_list_init(p), return: a new KFD process, in the open of
+ * /dev/kfd by the process itself. It is not published yet
+ * (create_process() has not returned), so nothing reads the default
+ * granularity concurrently with this write. Its address space gets the
+ * engine's state.
+ */
+static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	struct kfd_process *p = svmtune_kfd_call_data(ri)->obj;
+
+	if (regs_return_value(regs))
+		return 0;
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+	svmtune_kfd_sync_default(p);
+#endif
+	svmtune_kfd_attach_later(p->mm);
+	return 0;
+}
+
 static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	{
 		.symbol = "svm_range_restore_pages",
@@ -769,12 +879,13 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.kret_exit = svmtune_kfd_from_addr_exit,
 	},
 #endif
-#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	{
 		.symbol = "svm_range_list_init",
 		.kret_entry = svmtune_kfd_list_init_entry,
 		.kret_exit = svmtune_kfd_list_init_exit,
-	}, {
+	},
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+	{
 		.symbol = "svm_range_get_attr",
 		.entry = svmtune_kfd_attr_entry,
 	}, {
@@ -1014,6 +1125,7 @@ void svmtune_kfd_hooks_detach(void)
 	 * context switch, which it cannot do in there.
 	 */
 	synchronize_rcu_tasks();
+	svmtune_kfd_attach_flush();
 	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
 	atomic_set(&svmtune_kfd_nr_faults, 0);
 	svmtune_kfd_dev = NULL;

@@ -132,6 +132,7 @@ struct svmtune_result {
 };
 
 int svmtune_mm_attach(struct mm_struct *mm);
+bool svmtune_mm_attached(struct mm_struct *mm);
 void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 		    const struct svmtune_fault *fault,
 		    struct svmtune_decision *decision);

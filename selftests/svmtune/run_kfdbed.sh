@@ -192,6 +192,33 @@ if load_bed retry-filter num_gpus=1 vram_mb=64; then
 	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
 fi
 
+# 5b'. svmtune's decisions on KFD's real fault paths: the engine's window
+#      for GPU and CPU faults, a migration declined for a range preferring
+#      another device (svmtune_emu0), svmtune's policy as KFD's attributes.
+if load_bed policy num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd && modprobe svmtune_emu; then
+		"$test" policy >/tmp/kfdbed.out 2>&1
+		results policy /tmp/kfdbed.out $?
+	else
+		fail policy:load "modprobe svmtune_kfd svmtune_emu failed"
+	fi
+	unload_bed policy
+	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+fi
+
+# 5c. A KFD process that never opens /dev/svmtune gets the engine's state:
+#     when svmtune_kfd is loaded after the process opened /dev/kfd (its
+#     first fault attaches it), and when loaded before (the open does).
+if load_bed attach num_gpus=1 vram_mb=64; then
+	"$test" attach late >/tmp/kfdbed.out 2>&1
+	results attach-late /tmp/kfdbed.out $?
+	"$test" attach >/tmp/kfdbed.out 2>&1
+	results attach /tmp/kfdbed.out $?
+	sed -n 's/^\(processes_attached\|attach_failed\) /# svmtune_kfd: &/p' /sys/kernel/svmtune/kfd/stats
+	unload_bed attach
+	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+fi
+
 # 6. rmmod of amdgpu and of svmtune_kfd at the same time, after KFD's
 #    paths ran under the hooks: both go, nothing is left hooked on freed
 #    amdgpu text or tracepoints (the kernel log is checked after the run).

@@ -19,6 +19,10 @@
  * "kfdbed_test hive": two GPUs in one xGMI hive or in none (see xgmi_hive_test()).
  * "kfdbed_test throughput MIB [ROUNDS]": GPU fault throughput (a
  * measurement, no checks; see fault_throughput()).
+ * "kfdbed_test policy": svmtune's windows, declines and attributes on
+ * KFD's real fault paths (see policy_test()).
+ * "kfdbed_test attach [late]": svmtune_kfd gives a KFD process that never
+ * opens /dev/svmtune the engine's state (see attach_test()).
  * "kfdbed_test hold": prefetch to VRAM, close the devices, wait for the
  * module to go (the file /tmp/hold.go), then check the data, for the
  * unload-time eviction.
@@ -547,6 +551,406 @@ static int fault_throughput(int argc, char **argv)
 	return 0;
 }
 
+/* A counter of /sys/kernel/svmtune/kfd/stats, or -1. */
+static long long kfd_stat(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/svmtune/kfd/stats", "r");
+	long long v, found = -1;
+	char key[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/* Wait up to 10 s for processes_attached to pass @before; its value. */
+static long long wait_attached(long long before)
+{
+	long long now = kfd_stat("processes_attached");
+	int i;
+
+	for (i = 0; i < 1000 && now <= before; i++) {
+		usleep(10000);
+		now = kfd_stat("processes_attached");
+	}
+	return now;
+}
+
+static void send_msg(int fd, const void *msg, size_t len)
+{
+	if (write(fd, msg, len) != (ssize_t)len)
+		exit(2);
+}
+
+static int recv_msg(int fd, void *msg, size_t len)
+{
+	return read(fd, msg, len) == (ssize_t)len;
+}
+
+/*
+ * The child of attach_test(): a KFD process that never opens /dev/svmtune.
+ * It sends its buffer's address; GPU 0 reads the first page of block 0
+ * when told '1', of blocks 1 and 2 when told '2'; after each it answers
+ * 'y' if the GPU read the CPU's bytes, 'n' if not. Exits on 'x'.
+ */
+static int attach_child(int in, int out)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	struct kfdbed_access_args a;
+	uint32_t *buf = NULL, *host, gpu;
+	const size_t n = 4096 / 4;
+	size_t b, first, last;
+	uintptr_t addr = 0;
+	char c, *raw;
+	int ok = 1;
+
+	raw = mmap(NULL, 4 * SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(4096);
+	if (kfd >= 0 && bed >= 0 && raw != MAP_FAILED && host) {
+		buf = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+		for (b = 0; b < 3; b++)
+			for (first = 0; first < n; first++)
+				buf[b * SZ_2M / 4 + first] =
+					pattern(first, 0x500 + b);
+		addr = (uintptr_t)buf;
+	}
+	send_msg(out, &addr, sizeof(addr));
+	if (!addr)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	while (recv_msg(in, &c, 1) && c != 'x') {
+		first = c == '1' ? 0 : 1;
+		last = c == '1' ? 0 : 2;
+		for (b = first; b <= last; b++) {
+			memset(host, 0, 4096);
+			ok &= !gpu_access(bed, gpu, buf + b * SZ_2M / 4, host,
+					  4096, 0, &a) &&
+			      check_pattern(host, n, 0x500 + b);
+		}
+		send_msg(out, ok ? "y" : "n", 1);
+	}
+	return !ok;
+}
+
+/*
+ * "kfdbed_test attach [late]": a KFD process that never opens
+ * /dev/svmtune still gets the engine's per-process state, so its faults
+ * are counted per process and per range (where adaptive and thrashing
+ * state live). The parent (root) reads the child's state with
+ * SVMTUNE_IOC_GET_STATS. Without "late", svmtune_kfd is loaded and the
+ * child's open of /dev/kfd attaches it; with "late", the parent loads
+ * svmtune_kfd (modprobe) after that open, and the child's first fault
+ * attaches it.
+ */
+static int attach_test(int late)
+{
+	int down[2], up[2], ctl, st = 0, r;
+	struct svmtune_stats s;
+	long long before, now;
+	uintptr_t addr = 0;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(down) || pipe(up))
+		return 1;
+	before = late ? 0 : kfd_stat("processes_attached");
+	CHECK(late || before >= 0, "attach: svmtune_kfd loaded (%lld attached)",
+	      before);
+	pid = fork();
+	if (pid == 0)
+		_exit(attach_child(down[0], up[1]));
+	CHECK(recv_msg(up[0], &addr, sizeof(addr)) && addr,
+	      "attach: child opened /dev/kfd, buffer at 0x%lx",
+	      (unsigned long)addr);
+	if (!addr)
+		goto out;
+	if (late) {
+		r = system("modprobe svmtune_kfd");
+		CHECK(r == 0 && kfd_stat("processes_attached") == 0,
+		      "attach: svmtune_kfd loaded after the child opened /dev/kfd (%lld attached)",
+		      kfd_stat("processes_attached"));
+		send_msg(down[1], "1", 1);
+		CHECK(recv_msg(up[0], &c, 1) && c == 'y',
+		      "attach: GPU read of block 0 (before attaching), data right");
+	}
+	now = wait_attached(before);
+	CHECK(now > before,
+	      "attach: svmtune_kfd attached the child (%lld attached, was %lld)",
+	      now, before);
+	if (!late) {
+		send_msg(down[1], "1", 1);
+		CHECK(recv_msg(up[0], &c, 1) && c == 'y',
+		      "attach: GPU read of block 0, data right");
+	}
+	send_msg(down[1], "2", 1);
+	CHECK(recv_msg(up[0], &c, 1) && c == 'y',
+	      "attach: GPU reads of blocks 1 and 2, data right");
+
+	ctl = open("/dev/svmtune", O_RDWR);
+	memset(&s, 0, sizeof(s));
+	s.scope = SVMTUNE_STATS_PROCESS;
+	s.id = pid;
+	r = ctl >= 0 ? ioctl(ctl, SVMTUNE_IOC_GET_STATS, &s) : -1;
+	CHECK(!r && s.counters.gpu_faults >= (late ? 2 : 3) &&
+		      s.counters.pages_to_device >= (late ? 2 : 3),
+	      "attach: the engine counted the child's faults: %llu GPU faults, %llu pages to VRAM",
+	      (unsigned long long)s.counters.gpu_faults,
+	      (unsigned long long)s.counters.pages_to_device);
+	memset(&s, 0, sizeof(s));
+	s.scope = SVMTUNE_STATS_RANGE;
+	s.id = pid;
+	s.addr = addr + SZ_2M;
+	r = ctl >= 0 ? ioctl(ctl, SVMTUNE_IOC_GET_STATS, &s) : -1;
+	CHECK(!r && s.range_start <= addr + SZ_2M &&
+		      addr + SZ_2M < s.range_end && s.counters.gpu_faults >= 1,
+	      "attach: block 1 has a range of its own [0x%llx, 0x%llx) with %llu GPU faults",
+	      (unsigned long long)s.range_start,
+	      (unsigned long long)s.range_end,
+	      (unsigned long long)s.counters.gpu_faults);
+	if (ctl >= 0)
+		close(ctl);
+out:
+	send_msg(down[1], "x", 1);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "attach: child exited cleanly");
+	return fails != 0;
+}
+
+/* Write @val to svmtune's global knob @name; 0 or -1. */
+static int svmtune_knob(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* The engine's id of the device named @name, or 0. */
+static uint32_t engine_device(int ctl, const char *name)
+{
+	struct svmtune_device_info d;
+	uint32_t id;
+
+	for (id = 1; id <= 64; id++) {
+		memset(&d, 0, sizeof(d));
+		d.id = id;
+		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &d) &&
+		    !strcmp(d.name, name))
+			return id;
+	}
+	return 0;
+}
+
+static struct svmtune_counters device_counters(int ctl, uint32_t id)
+{
+	struct svmtune_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.scope = SVMTUNE_STATS_DEVICE;
+	s.id = id;
+	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &s))
+		perror("SVMTUNE_IOC_GET_STATS");
+	return s.counters;
+}
+
+static int set_range_policy(int ctl, void *p, size_t size, uint32_t set,
+			    uint32_t gran, uint32_t loc, uint32_t access)
+{
+	struct svmtune_range_policy pol;
+
+	memset(&pol, 0, sizeof(pol));
+	pol.start = (uintptr_t)p;
+	pol.size = size;
+	pol.set = set;
+	pol.granularity = gran;
+	pol.preferred_loc = loc;
+	pol.access = access;
+	return ioctl(ctl, SVMTUNE_IOC_SET_POLICY, &pol);
+}
+
+/*
+ * "kfdbed_test policy", with svmtune_kfd and svmtune_emu loaded: svmtune's
+ * decisions applied to KFD's real fault paths, one 2 MiB block each.
+ *  0. GPU fault at 64 KiB: KFD migrates and maps the engine's 16 pages,
+ *     not its 512; at 2 MiB the engine agrees with KFD, nothing changes.
+ *  2. Preferred on another device: the migration is declined, KFD maps
+ *     the pages in system memory.
+ *  3, 4. A new KFD range gets the process's svmtune policy as KFD's own
+ *     attributes (GET_ATTR shows them): access in place and 1 MiB
+ *     granularity; preferred location system memory.
+ *  0 again. A CPU fault at 64 KiB brings back the engine's 16 pages.
+ */
+static int policy_test(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	int ctl = open("/dev/svmtune", O_RDWR);
+	long long dec, chg, declined, given, cpu;
+	struct svmtune_counters c0, c1;
+	struct kfd_ioctl_svm_attribute attr[3];
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdbed_access_args a;
+	uint32_t gpu, dev, emu, *host, *blk[5];
+	const size_t n = SZ_2M / 4;
+	char *raw, *buf;
+	size_t b, i;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0,
+	      "policy: open /dev/kfd, /dev/kfdbed, /dev/svmtune");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	dev = engine_device(ctl, "amdgpu-kfd");
+	emu = engine_device(ctl, "svmtune_emu0");
+	CHECK(dev && emu,
+	      "policy: engine devices amdgpu-kfd %u, svmtune_emu0 %u", dev,
+	      emu);
+	CHECK(!svmtune_knob("policy", "fixed"), "policy: fixed granularity");
+	if (!dev || !emu)
+		return 1;
+	raw = mmap(NULL, 6 * SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(SZ_2M);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	for (b = 0; b < 5; b++) {
+		blk[b] = (uint32_t *)(buf + b * SZ_2M);
+		for (i = 0; i < n; i++)
+			blk[b][i] = pattern(i, 0x900 + b);
+	}
+
+	/* The engine's 64 KiB window replaces KFD's 2 MiB one. */
+	CHECK(!svmtune_knob("granularity", "64K"), "policy: granularity 64K");
+	dec = kfd_stat("decisions");
+	chg = kfd_stat("windows_changed");
+	c0 = device_counters(ctl, dev);
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[1] + 5 * 1024, host, 4096, 0, &a);
+	s1 = stats(bed);
+	c1 = device_counters(ctl, dev);
+	CHECK(!r, "policy: GPU read of block 1 at 64K (r %d)", r);
+	for (i = 0; i < 1024 && !r; i++)
+		if (host[i] != pattern(5 * 1024 + i, 0x901))
+			r = -1;
+	CHECK(!r, "policy: the GPU read the CPU's data");
+	CHECK(s1.pages_to_vram - s0.pages_to_vram == 16 &&
+		      frag_delta(&s0, &s1, 4) == 16,
+	      "policy: KFD migrated and mapped the engine's 64 KiB window (%llu pages to VRAM, %llu PTEs of 64 KiB fragments)",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	      frag_delta(&s0, &s1, 4));
+	CHECK(kfd_stat("decisions") == dec + 1 &&
+		      kfd_stat("windows_changed") == chg + 2,
+	      "policy: one decision, two windows changed (migration and map): %lld, %lld",
+	      kfd_stat("decisions") - dec, kfd_stat("windows_changed") - chg);
+	CHECK(c1.gpu_faults == c0.gpu_faults + 1 &&
+		      c1.pages_to_device == c0.pages_to_device + 16,
+	      "policy: the engine accounted 1 GPU fault and 16 pages to amdgpu-kfd (%llu, %llu)",
+	      (unsigned long long)(c1.gpu_faults - c0.gpu_faults),
+	      (unsigned long long)(c1.pages_to_device - c0.pages_to_device));
+
+	/* At 2 MiB the engine agrees with KFD: nothing to change. */
+	CHECK(!svmtune_knob("granularity", "2M"), "policy: granularity 2M");
+	chg = kfd_stat("windows_changed");
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[0] + 5 * 1024, host, 4096, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r && s1.pages_to_vram - s0.pages_to_vram == 512 &&
+		      kfd_stat("windows_changed") == chg,
+	      "policy: at 2M KFD's own window, 512 pages (%llu), unchanged (%lld)",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	      kfd_stat("windows_changed") - chg);
+
+	/* Preferred on another device: declined, mapped in system memory. */
+	r = set_range_policy(ctl, blk[2], SZ_2M, SVMTUNE_POLICY_PREFERRED_LOC,
+			     0, emu, 0);
+	CHECK(!r, "policy: block 2 prefers svmtune_emu0");
+	declined = kfd_stat("migrations_declined");
+	s0 = stats(bed);
+	memset(host, 0, 4096);
+	r = gpu_access(bed, gpu, blk[2], host, 4096, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r && a.sys_pages == 1 && check_pattern(host, 1024, 0x902) &&
+		      s1.pages_to_vram == s0.pages_to_vram &&
+		      kfd_stat("migrations_declined") == declined + 1,
+	      "policy: preferred elsewhere, declined: read in system memory (%llu system pages, %llu to VRAM, %lld declined)",
+	      (unsigned long long)a.sys_pages,
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	      kfd_stat("migrations_declined") - declined);
+
+	/* New KFD ranges get the process's svmtune policy as attributes. */
+	given = kfd_stat("ranges_given_policy");
+	r = set_range_policy(ctl, blk[3], SZ_2M,
+			     SVMTUNE_POLICY_GRANULARITY | SVMTUNE_POLICY_ACCESS,
+			     20, 0, SVMTUNE_ACCESS_REMOTE);
+	r |= set_range_policy(ctl, blk[4], SZ_2M, SVMTUNE_POLICY_PREFERRED_LOC,
+			      0, SVMTUNE_LOC_SYSTEM, 0);
+	CHECK(!r,
+	      "policy: block 3 remote at 1 MiB, block 4 prefers system memory");
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[3], host, 4096, 0, &a);
+	r |= gpu_access(bed, gpu, blk[4], host, 4096, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r && s1.pages_to_vram == s0.pages_to_vram &&
+		      check_pattern(host, 1024, 0x904),
+	      "policy: GPU reads of blocks 3 and 4 in system memory (%llu to VRAM)",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
+	attr[0].type = KFD_IOCTL_SVM_ATTR_GRANULARITY;
+	attr[0].value = 0;
+	attr[1].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[1].value = gpu;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[3], SZ_2M, attr, 2);
+	CHECK(!r && attr[0].value == 8 &&
+		      attr[1].type == KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE,
+	      "policy: KFD's range of block 3: granularity %u (8), access type %u (in place %u)",
+	      attr[0].value, attr[1].type, KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE);
+	attr[0].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
+	attr[0].value = ~0u;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[4], SZ_2M, attr, 1);
+	CHECK(!r && attr[0].value == KFD_IOCTL_SVM_LOCATION_SYSMEM,
+	      "policy: KFD's range of block 4 prefers system memory (0x%x)",
+	      attr[0].value);
+	CHECK(kfd_stat("ranges_given_policy") == given + 2,
+	      "policy: %lld ranges given svmtune's policy",
+	      kfd_stat("ranges_given_policy") - given);
+
+	/* A CPU fault on block 0 (in VRAM) brings back the engine's window. */
+	CHECK(!svmtune_knob("granularity", "64K"),
+	      "policy: granularity 64K again");
+	cpu = kfd_stat("cpu_faults");
+	c0 = device_counters(ctl, dev);
+	s0 = stats(bed);
+	r = blk[0][5 * 1024 + 7] == pattern(5 * 1024 + 7, 0x900);
+	s1 = stats(bed);
+	c1 = device_counters(ctl, dev);
+	CHECK(r && s1.pages_to_ram - s0.pages_to_ram == 16,
+	      "policy: CPU read of block 0 from VRAM: right data, %llu pages back (the engine's 16, not 512)",
+	      (unsigned long long)(s1.pages_to_ram - s0.pages_to_ram));
+	CHECK(kfd_stat("cpu_faults") == cpu + 1 &&
+		      c1.cpu_faults == c0.cpu_faults + 1 &&
+		      c1.pages_to_system == c0.pages_to_system + 16,
+	      "policy: the engine accounted 1 CPU fault and 16 pages to system memory (%llu, %llu)",
+	      (unsigned long long)(c1.cpu_faults - c0.cpu_faults),
+	      (unsigned long long)(c1.pages_to_system - c0.pages_to_system));
+	CHECK(check_pattern(blk[0], n, 0x900) &&
+		      check_pattern(blk[1], n, 0x901),
+	      "policy: blocks 0 and 1 intact after all");
+	svmtune_knob("granularity", "2M");
+	return fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -561,6 +965,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "remote"))
 		return declined();
+	if (argc > 1 && !strcmp(argv[1], "policy"))
+		return policy_test();
+	if (argc > 1 && !strcmp(argv[1], "attach"))
+		return attach_test(argc > 2 && !strcmp(argv[2], "late"));
 	if (argc > 1 && !strcmp(argv[1], "hive"))
 		return xgmi_hive_test();
 	if (argc > 1 && !strcmp(argv[1], "throughput"))
