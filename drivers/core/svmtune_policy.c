@@ -330,8 +330,12 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	unsigned int shift;
 	u64 now = 0;
 
-	/* With thrashing off, the fault path reads no clock and keeps no state. */
-	track = range && thrashing != SVMTUNE_THRASHING_OFF;
+	/*
+	 * With thrashing off, the fault path reads no clock and keeps no
+	 * state; nor for a fixed window, which the engine's windows (that
+	 * thrashing is told by) do not describe.
+	 */
+	track = range && thrashing != SVMTUNE_THRASHING_OFF && !fault->fixed;
 	if (track) {
 		now = ktime_get_ns();
 		pinned = svmtune_thrash_fault(dev, smm, range, thrashing, cpu,
@@ -340,7 +344,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	svmtune_policy_effective(smm, range, &eff);
 	shift = eff.granularity;
 	if (shift == SVMTUNE_GRANULARITY_UNSET) {
-		if (READ_ONCE(svmtune_adaptive) && range) {
+		if (READ_ONCE(svmtune_adaptive) && range && !fault->fixed) {
 			if (!cpu)
 				svmtune_adaptive_fault(&range->ad, addr);
 			shift = range->ad.shift;
@@ -365,6 +369,10 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	decision->end = min(hi, ALIGN_DOWN(addr, 1UL << shift) + (1UL << shift));
 	if (decision->end <= addr)	/* the block end overflowed */
 		decision->end = hi;
+	if (fault->fixed) {
+		decision->start = fault->lo;
+		decision->end = fault->hi;
+	}
 
 	if (cpu) {
 		decision->action = SVMTUNE_MIGRATE;
@@ -384,7 +392,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	trace_svmtune_decide(dev, fault, decision, pinned);
 	if (track)
 		svmtune_thrash_record(&range->thrash, cpu, decision, now);
-	if (range && !cpu) {
+	if (range && !cpu && !fault->fixed) {
 		range->ad.next = decision->end;
 		range->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
 	}

@@ -252,6 +252,8 @@ static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
 		return false;
 	slot->fault.lo = max(vma->vm_start, prange->start << PAGE_SHIFT);
 	slot->fault.hi = min(vma->vm_end, (prange->last + 1) << PAGE_SHIFT);
+	/* 6.1 migrates and maps the whole range: no window to give. */
+	slot->fault.fixed = !SVMTUNE_KFD_HAS_WINDOW;
 	svmtune_kfd_attach_later(mm);
 	svmtune_decide_atomic(svmtune_kfd_dev, mm, &slot->fault, &slot->decision);
 	slot->decided = true;
@@ -714,6 +716,8 @@ static int svmtune_kfd_cpu_fault_entry(struct kretprobe_instance *ri,
 	slot->fault.lo = vmf->vma->vm_start;
 	slot->fault.hi = vmf->vma->vm_end;
 	slot->fault.write = !!(vmf->flags & FAULT_FLAG_WRITE);
+	/* 6.1 moves the range's granularity block, whatever the engine says. */
+	slot->fault.fixed = !SVMTUNE_KFD_HAS_WINDOW;
 	svmtune_kfd_attach_later(call->mm);
 	svmtune_decide_atomic(svmtune_kfd_dev, call->mm, &slot->fault,
 			      &slot->decision);

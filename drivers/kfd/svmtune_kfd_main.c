@@ -233,6 +233,35 @@ static ssize_t build_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute build_attr = __ATTR_RO(build);
 
+/*
+ * What of svmtune's policy this KFD lets svmtune_kfd apply, whatever the
+ * knobs say: one line per part, "<part> yes|no", "no" with the reason.
+ */
+static ssize_t in_effect_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	static const char * const why_no_window = " (this KFD migrates and maps whole ranges)";
+	const char *no_window = SVMTUNE_KFD_HAS_WINDOW ? "" : why_no_window;
+	const char *win = SVMTUNE_KFD_HAS_WINDOW ? "yes" : "no";
+	ssize_t n = 0;
+
+	n += sysfs_emit_at(buf, n, "gpu_fault_window %s%s\n", win, no_window);
+	n += sysfs_emit_at(buf, n, "cpu_fault_window %s%s\n", win,
+			   SVMTUNE_KFD_HAS_WINDOW ? "" :
+			   " (this KFD moves the range's granularity block)");
+	n += sysfs_emit_at(buf, n, "adaptive %s%s\n", win, no_window);
+	n += sysfs_emit_at(buf, n, "thrashing %s%s\n", win, no_window);
+	n += sysfs_emit_at(buf, n, "retry_filter_per_window %s%s\n", win, no_window);
+	n += sysfs_emit_at(buf, n, "default_granularity %s\n",
+			   SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY ? "yes" :
+			   "no (this KFD has no per-process default granularity)");
+	n += sysfs_emit_at(buf, n, "remote_mapping yes\n");
+	n += sysfs_emit_at(buf, n, "range_attributes yes\n");
+	n += sysfs_emit_at(buf, n, "per_process_state yes\n");
+	return n;
+}
+static struct kobj_attribute in_effect_attr = __ATTR_RO(in_effect);
+
 static ssize_t amdgpu_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -343,6 +372,7 @@ static struct attribute *svmtune_kfd_attrs[] = {
 	&stats_attr.attr,
 	&pte_fragments_attr.attr,
 	&retry_filter_attr.attr,
+	&in_effect_attr.attr,
 	NULL,
 };
 

@@ -82,6 +82,10 @@ enum svmtune_fault_type {
  * @lo: lowest address the window may start at (the VMA start, or tighter)
  * @hi: end the window may not cross (the VMA end, or tighter)
  * @write: the access was a write
+ * @fixed: the backend moves [@lo, @hi) whatever the window (KFD 6.1, which
+ *	migrates whole ranges): the engine decides only the action and the
+ *	destination, answers the window [@lo, @hi), and keeps no adaptive or
+ *	thrashing state for the fault, since its windows do not apply
  */
 struct svmtune_fault {
 	enum svmtune_fault_type type;
@@ -89,6 +93,7 @@ struct svmtune_fault {
 	unsigned long lo;
 	unsigned long hi;
 	bool write;
+	bool fixed;
 };
 
 /**

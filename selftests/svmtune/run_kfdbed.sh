@@ -47,6 +47,16 @@ load_bed() { # PHASE PARAMS...
 	"$cov" start || fail "$phase:coverage" "cannot start the function profiler"
 }
 
+# svmtune's modules, whichever are loaded: the next phase starts from
+# their defaults.
+unload_svmtune() {
+	for m in svmtune_kfd svmtune_emu svmtune; do
+		if [ -d /sys/module/$m ]; then
+			rmmod $m || fail "unload:$m" "rmmod $m failed"
+		fi
+	done
+}
+
 unload_bed() { # PHASE
 	"$cov" collect >>/tmp/kfd_hit_all
 	rmmod amdgpu || fail "$1:unload" "rmmod of the KFD test bed failed"
@@ -132,7 +142,7 @@ if load_bed svmtune num_gpus=2 vram_mb=64; then
 	else
 		echo "svmtune-test PASS kfdbed:svmtune:detached"
 	fi
-	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+	unload_svmtune
 fi
 
 # 5. svmtune's "map remotely" on two GPUs outside a hive: in place for
@@ -154,7 +164,7 @@ if load_bed remote num_gpus=2 vram_mb=64; then
 		fail remote:load "modprobe svmtune_kfd failed"
 	fi
 	unload_bed remote
-	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+	unload_svmtune
 fi
 
 # 5b. KFD's 2 ms retry filter with svmtune's 4 KiB windows: per range (as
@@ -189,7 +199,7 @@ if load_bed retry-filter num_gpus=1 vram_mb=64; then
 		fail retry-filter:load "modprobe svmtune_kfd or the 4K granularity failed"
 	fi
 	unload_bed retry-filter
-	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+	unload_svmtune
 fi
 
 # 5b'. svmtune's decisions on KFD's real fault paths: the engine's window
@@ -203,7 +213,7 @@ if load_bed policy num_gpus=1 vram_mb=64; then
 		fail policy:load "modprobe svmtune_kfd svmtune_emu failed"
 	fi
 	unload_bed policy
-	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+	unload_svmtune
 fi
 
 # 5c. A KFD process that never opens /dev/svmtune gets the engine's state:
@@ -216,7 +226,7 @@ if load_bed attach num_gpus=1 vram_mb=64; then
 	results attach /tmp/kfdbed.out $?
 	sed -n 's/^\(processes_attached\|attach_failed\) /# svmtune_kfd: &/p' /sys/kernel/svmtune/kfd/stats
 	unload_bed attach
-	rmmod svmtune_kfd svmtune_emu svmtune 2>/dev/null
+	unload_svmtune
 fi
 
 # 6. rmmod of amdgpu and of svmtune_kfd at the same time, after KFD's

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -357,7 +358,7 @@ TEST_F(kfd, sysfs_read_only)
 {
 	static const char *const files[] = {
 		"state", "reason", "build",	    "amdgpu",
-		"hooks", "stats",  "pte_fragments",
+		"hooks", "stats",  "pte_fragments", "in_effect",
 	};
 	char path[128];
 	struct stat st;
@@ -389,6 +390,10 @@ TEST_F(kfd, stats_format)
 		"to_ram_pages",
 		"default_granularity_set",
 		"ranges_given_policy",
+		"retry_filter_passed",
+		"retry_filter_duplicates",
+		"processes_attached",
+		"attach_failed",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;
@@ -411,6 +416,93 @@ TEST_F(kfd, stats_format)
 		n++;
 	}
 	EXPECT_EQ(32, n);
+}
+
+/* Whether the running kernel is 6.1 (else 6.12: the two svmtune_kfd builds for). */
+static bool kernel_is_6_1(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && !strncmp(u.release, "6.1.", 4);
+}
+
+/*
+ * in_effect says what this KFD lets svmtune apply: on 6.12 everything; on
+ * 6.1, where KFD migrates whole ranges, no window and none of the state
+ * that is told from windows.
+ */
+TEST_F(kfd, in_effect_matches_the_kernel)
+{
+	static const char *const windowed[] = {
+		"gpu_fault_window", "cpu_fault_window",	       "adaptive",
+		"thrashing",	    "retry_filter_per_window",
+	};
+	static const char *const always[] = {
+		"remote_mapping",
+		"range_attributes",
+		"per_process_state",
+	};
+	bool old = kernel_is_6_1();
+	char buf[4096], want[64];
+	unsigned int i;
+
+	ASSERT_EQ(0, read_kfd_file("in_effect", buf, sizeof(buf)));
+	for (i = 0; i < ARRAY_SIZE(windowed); i++) {
+		snprintf(want, sizeof(want), "%s %s", windowed[i],
+			 old ? "no (" : "yes\n");
+		EXPECT_NE(NULL, strstr(buf, want))
+		TH_LOG("no '%s' in:\n%s", want, buf);
+	}
+	for (i = 0; i < ARRAY_SIZE(always); i++) {
+		snprintf(want, sizeof(want), "%s yes\n", always[i]);
+		EXPECT_NE(NULL, strstr(buf, want))
+		TH_LOG("no '%s' in:\n%s", want, buf);
+	}
+	snprintf(want, sizeof(want), "default_granularity %s",
+		 old ? "no (" : "yes\n");
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("no '%s' in:\n%s", want, buf);
+}
+
+/*
+ * retry_filter: root-only (0644), "window" or "range" on 6.12, only
+ * "range" on 6.1; anything else is -EINVAL and changes nothing.
+ */
+TEST_F(kfd, retry_filter_knob)
+{
+	static const char *const bad[] = { "windows", "range2", "1",
+					   "window range", "\n" };
+	char path[128], was[64], now[64];
+	struct stat st;
+	unsigned int i;
+
+	snprintf(path, sizeof(path), KFD_SYSFS "/retry_filter");
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0644, st.st_mode & 07777);
+	ASSERT_EQ(0, svmtune_read_sysfs("kfd/retry_filter", was, sizeof(was)));
+	EXPECT_STREQ(kernel_is_6_1() ? "range (this KFD maps whole ranges)\n" :
+				       "window\n",
+		     was);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL,
+			  svmtune_write_sysfs("kfd/retry_filter", bad[i]))
+		TH_LOG("'%s' accepted", bad[i]);
+		ASSERT_EQ(0, svmtune_read_sysfs("kfd/retry_filter", now,
+						sizeof(now)));
+		EXPECT_STREQ(was, now);
+	}
+	EXPECT_EQ(0, svmtune_write_sysfs("kfd/retry_filter", "range\n"));
+	if (!kernel_is_6_1()) {
+		ASSERT_EQ(0, svmtune_read_sysfs("kfd/retry_filter", now,
+						sizeof(now)));
+		EXPECT_STREQ("range\n", now);
+		EXPECT_EQ(0, svmtune_write_sysfs("kfd/retry_filter", "window"));
+		ASSERT_EQ(0, svmtune_read_sysfs("kfd/retry_filter", now,
+						sizeof(now)));
+		EXPECT_STREQ("window\n", now);
+	} else {
+		EXPECT_EQ(-EINVAL,
+			  svmtune_write_sysfs("kfd/retry_filter", "window"));
+	}
 }
 
 /* A new KFD process gets svmtune's global granularity as its default. */

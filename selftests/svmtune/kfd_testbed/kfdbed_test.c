@@ -794,6 +794,12 @@ static int set_range_policy(int ctl, void *p, size_t size, uint32_t set,
  */
 static int policy_test(void)
 {
+	/*
+	 * Knobs first: KFD ranges of this process are cut by the default
+	 * granularity svmtune_kfd gives it when it opens /dev/kfd.
+	 */
+	int knobs = svmtune_knob("policy", "fixed") |
+		    svmtune_knob("granularity", "2M");
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
 	int ctl = open("/dev/svmtune", O_RDWR);
 	long long dec, chg, declined, given, cpu;
@@ -817,7 +823,7 @@ static int policy_test(void)
 	CHECK(dev && emu,
 	      "policy: engine devices amdgpu-kfd %u, svmtune_emu0 %u", dev,
 	      emu);
-	CHECK(!svmtune_knob("policy", "fixed"), "policy: fixed granularity");
+	CHECK(!knobs, "policy: fixed granularity, 2M, before opening /dev/kfd");
 	if (!dev || !emu)
 		return 1;
 	raw = mmap(NULL, 6 * SZ_2M, PROT_READ | PROT_WRITE,
