@@ -648,10 +648,11 @@ static int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 
 /*
  * svm_range_validate_and_map(mm, map_start, map_last, prange, ...), entry:
- * a GPU fault whose window the engine changed maps that window, not KFD's,
- * so pages left in system memory are not mapped remotely by accident: they
- * fault again and get their own decision. Every window mapped for a GPU
- * fault is remembered for the retry filter.
+ * a GPU fault the engine decided maps the engine's window, not KFD's.
+ * After a migration, pages left in system memory are not mapped remotely by
+ * accident: they fault again and get their own decision. After a declined
+ * one, exactly the window the engine counted as remote is mapped. Every
+ * window mapped for a GPU fault is remembered for the retry filter.
  */
 static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 				   struct pt_regs *regs)
@@ -661,7 +662,7 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 	atomic64_inc(&hook->calls);
 	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
 		return;
-	if (slot->decided && !slot->declined)
+	if (slot->decided)
 		svmtune_kfd_set_window(regs, &slot->decision, 1, 2);
 	svmtune_kfd_window_mapped((struct svm_range *)svmtune_kfd_arg(regs, 3),
 				  svmtune_kfd_arg(regs, 1), svmtune_kfd_arg(regs, 2));
@@ -903,14 +904,23 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 
 /*
  * amdgpu_vm_update_ptes's prototype (amdgpu_trace.h, the same in 6.1 and
- * 6.12). The fragment is bits 7..11 of the PTE flags (AMDGPU_PTE_FRAG).
+ * 6.12). amdgpu fires it once per page-table block it writes, for GPU pages
+ * [start, end), with nptes capped at 32 and incr the bytes one entry maps
+ * (4 KiB for a PTE, 2 MiB for a PDE used as a huge entry); the fragment is
+ * bits 7..11 of the flags (AMDGPU_PTE_FRAG). The histogram counts the 4 KiB
+ * pages mapped, end - start, so neither the cap nor huge entries distort
+ * it; unmaps (no AMDGPU_PTE_VALID) and VMs other than KFD's compute VMs
+ * (graphics) are left out.
  */
 static void svmtune_kfd_update_ptes(void *data, struct amdgpu_vm_update_params *p,
 				    u64 start, u64 end, unsigned int nptes,
 				    u64 dst, u64 incr, u64 flags, pid_t pid,
 				    u64 vm_ctx)
 {
-	atomic64_add(nptes, &svmtune_kfd_fragment_ptes[(flags >> 7) & 0x1f]);
+	if (!(flags & AMDGPU_PTE_VALID) || !p->vm || !p->vm->is_compute_context ||
+	    end <= start)
+		return;
+	atomic64_add(end - start, &svmtune_kfd_fragment_ptes[(flags >> 7) & 0x1f]);
 }
 
 static struct tracepoint *svmtune_kfd_tp;

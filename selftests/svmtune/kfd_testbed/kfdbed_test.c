@@ -722,6 +722,22 @@ out:
 	return fails != 0;
 }
 
+/* svmtune_kfd's pte_fragments count for @kib KiB fragments, or -1. */
+static long long kfd_frag_pages(unsigned long long kib)
+{
+	FILE *f = fopen("/sys/kernel/svmtune/kfd/pte_fragments", "r");
+	unsigned long long size;
+	long long v, found = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%lluK %lld", &size, &v) == 2)
+		if (size == kib)
+			found = v;
+	fclose(f);
+	return found;
+}
+
 /* Write @val to svmtune's global knob @name; 0 or -1. */
 static int svmtune_knob(const char *name, const char *val)
 {
@@ -786,7 +802,7 @@ static int set_range_policy(int ctl, void *p, size_t size, uint32_t set,
  *  0. GPU fault at 64 KiB: KFD migrates and maps the engine's 16 pages,
  *     not its 512; at 2 MiB the engine agrees with KFD, nothing changes.
  *  2. Preferred on another device: the migration is declined, KFD maps
- *     the pages in system memory.
+ *     the engine's window in system memory.
  *  3, 4. A new KFD range gets the process's svmtune policy as KFD's own
  *     attributes (GET_ATTR shows them): access in place and 1 MiB
  *     granularity; preferred location system memory.
@@ -802,7 +818,8 @@ static int policy_test(void)
 		    svmtune_knob("granularity", "2M");
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
 	int ctl = open("/dev/svmtune", O_RDWR);
-	long long dec, chg, declined, given, cpu;
+	long long dec, chg, declined, given, cpu, frag;
+	unsigned long long mapped;
 	struct svmtune_counters c0, c1;
 	struct kfd_ioctl_svm_attribute attr[3];
 	struct kfdbed_gpu_stats s0, s1;
@@ -842,6 +859,7 @@ static int policy_test(void)
 	CHECK(!svmtune_knob("granularity", "64K"), "policy: granularity 64K");
 	dec = kfd_stat("decisions");
 	chg = kfd_stat("windows_changed");
+	frag = kfd_frag_pages(64);
 	c0 = device_counters(ctl, dev);
 	s0 = stats(bed);
 	r = gpu_access(bed, gpu, blk[1] + 5 * 1024, host, 4096, 0, &a);
@@ -857,6 +875,9 @@ static int policy_test(void)
 	      "policy: KFD migrated and mapped the engine's 64 KiB window (%llu pages to VRAM, %llu PTEs of 64 KiB fragments)",
 	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
 	      frag_delta(&s0, &s1, 4));
+	CHECK(kfd_frag_pages(64) == frag + 16,
+	      "policy: svmtune_kfd's PTE fragment histogram: 16 pages mapped with 64 KiB fragments (%lld)",
+	      kfd_frag_pages(64) - frag);
 	CHECK(kfd_stat("decisions") == dec + 1 &&
 		      kfd_stat("windows_changed") == chg + 2,
 	      "policy: one decision, two windows changed (migration and map): %lld, %lld",
@@ -879,15 +900,21 @@ static int policy_test(void)
 	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
 	      kfd_stat("windows_changed") - chg);
 
-	/* Preferred on another device: declined, mapped in system memory. */
+	/*
+	 * Preferred on another device: declined, and KFD maps the engine's
+	 * 64 KiB window in system memory, as the engine counts it.
+	 */
 	r = set_range_policy(ctl, blk[2], SZ_2M, SVMTUNE_POLICY_PREFERRED_LOC,
 			     0, emu, 0);
-	CHECK(!r, "policy: block 2 prefers svmtune_emu0");
+	r |= svmtune_knob("granularity", "64K");
+	CHECK(!r, "policy: block 2 prefers svmtune_emu0, granularity 64K");
 	declined = kfd_stat("migrations_declined");
+	c0 = device_counters(ctl, dev);
 	s0 = stats(bed);
 	memset(host, 0, 4096);
 	r = gpu_access(bed, gpu, blk[2], host, 4096, 0, &a);
 	s1 = stats(bed);
+	c1 = device_counters(ctl, dev);
 	CHECK(!r && a.sys_pages == 1 && check_pattern(host, 1024, 0x902) &&
 		      s1.pages_to_vram == s0.pages_to_vram &&
 		      kfd_stat("migrations_declined") == declined + 1,
@@ -895,6 +922,12 @@ static int policy_test(void)
 	      (unsigned long long)a.sys_pages,
 	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
 	      kfd_stat("migrations_declined") - declined);
+	for (mapped = 0, i = 0; i < KFDBED_NR_FRAGS; i++)
+		mapped += frag_delta(&s0, &s1, i);
+	CHECK(mapped == 16 && c1.remote_pages == c0.remote_pages + 16,
+	      "policy: KFD mapped the 16 pages the engine counted as remote (%llu mapped, %llu counted)",
+	      mapped, (unsigned long long)(c1.remote_pages - c0.remote_pages));
+	svmtune_knob("granularity", "2M");
 
 	/* New KFD ranges get the process's svmtune policy as attributes. */
 	given = kfd_stat("ranges_given_policy");
