@@ -178,13 +178,20 @@ static void kfdbed_process_unpublish(struct kfdbed_process *kp)
 		mmu_notifier_put(&kp->p.mmu_notifier);
 }
 
-/* The address space is going: the process goes with it, as in KFD. */
+/*
+ * The address space is going: the process goes with it, as in KFD
+ * (kfd_process_notifier_release_internal()). KFD's SVM restore work is
+ * not cancelled here but by svm_range_list_fini(), from the release work,
+ * as KFD does: svm_range_restore_work() itself may drop the last
+ * reference to the address space (its get_task_mm() one) and so run this
+ * release; cancelling it here waited for itself, and the unload behind it
+ * (seen as a stall of run_kfdbed.sh, hung tasks in __cancel_work_sync()).
+ */
 static void kfdbed_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
 	struct kfd_process *p =
 		container_of(mn, struct kfd_process, mmu_notifier);
 
-	cancel_delayed_work_sync(&p->svms.restore_work);
 	kfdbed_process_unpublish(to_kfdbed_process(p));
 }
 

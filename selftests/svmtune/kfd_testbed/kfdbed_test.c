@@ -807,6 +807,7 @@ static int set_range_policy(int ctl, void *p, size_t size, uint32_t set,
  *     attributes (GET_ATTR shows them): access in place and 1 MiB
  *     granularity; preferred location system memory.
  *  0 again. A CPU fault at 64 KiB brings back the engine's 16 pages.
+ *  5. Read-mostly as KFD has it (see the admin guide).
  */
 static int policy_test(void)
 {
@@ -824,7 +825,7 @@ static int policy_test(void)
 	struct kfd_ioctl_svm_attribute attr[3];
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdbed_access_args a;
-	uint32_t gpu, dev, emu, *host, *blk[5];
+	uint32_t gpu, dev, emu, *host, *blk[6];
 	const size_t n = SZ_2M / 4;
 	char *raw, *buf;
 	size_t b, i;
@@ -843,13 +844,13 @@ static int policy_test(void)
 	CHECK(!knobs, "policy: fixed granularity, 2M, before opening /dev/kfd");
 	if (!dev || !emu)
 		return 1;
-	raw = mmap(NULL, 6 * SZ_2M, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, 7 * SZ_2M, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	host = malloc(SZ_2M);
 	if (raw == MAP_FAILED || !host)
 		return 1;
 	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
-	for (b = 0; b < 5; b++) {
+	for (b = 0; b < 6; b++) {
 		blk[b] = (uint32_t *)(buf + b * SZ_2M);
 		for (i = 0; i < n; i++)
 			blk[b][i] = pattern(i, 0x900 + b);
@@ -986,6 +987,51 @@ static int policy_test(void)
 	CHECK(check_pattern(blk[0], n, 0x900) &&
 		      check_pattern(blk[1], n, 0x901),
 	      "policy: blocks 0 and 1 intact after all");
+
+	/*
+	 * Read-mostly, as KFD has it: a read maps the engine's 16 pages in
+	 * place, writable (the VMA is), so a GPU write there does not fault
+	 * and is written in system memory; a write fault on a page not
+	 * mapped yet migrates its window. KFD records the range's
+	 * GPU_READ_MOSTLY flag and reads it nowhere.
+	 */
+	r = set_range_policy(ctl, blk[5], SZ_2M, SVMTUNE_POLICY_ACCESS, 0, 0,
+			     SVMTUNE_ACCESS_READ_MOSTLY);
+	CHECK(!r, "policy: block 5 read-mostly (granularity 64K)");
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[5], host, 4096, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r && a.sys_pages == 1 && s1.pages_to_vram == s0.pages_to_vram &&
+		      check_pattern(host, 1024, 0x905),
+	      "policy: read-mostly: a GPU read maps in place (%llu system pages, %llu to VRAM)",
+	      (unsigned long long)a.sys_pages,
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
+	attr[0].type = KFD_IOCTL_SVM_ATTR_SET_FLAGS;
+	attr[0].value = 0;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[5], SZ_2M, attr, 1);
+	CHECK(!r && (attr[0].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY),
+	      "policy: KFD's range of block 5 has GPU_READ_MOSTLY (flags 0x%x)",
+	      attr[0].value);
+	for (i = 0; i < 1024; i++)
+		host[i] = pattern(i, 0x5005);
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[5] + 1024, host, 4096, 1, &a);
+	s1 = stats(bed);
+	CHECK(!r && a.faults == 0 && a.sys_pages == 1 &&
+		      s1.pages_to_vram == s0.pages_to_vram,
+	      "policy: read-mostly: a GPU write to a page mapped in place does not fault (%u faults, %llu to VRAM)",
+	      a.faults,
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[5] + 20 * 1024, host, 4096, 1, &a);
+	s1 = stats(bed);
+	CHECK(!r && a.faults >= 1 && s1.pages_to_vram - s0.pages_to_vram == 16,
+	      "policy: read-mostly: a GPU write fault migrates its 64 KiB window (%u faults, %llu to VRAM)",
+	      a.faults,
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
+	CHECK(check_pattern(blk[5] + 1024, 1024, 0x5005) &&
+		      check_pattern(blk[5] + 20 * 1024, 1024, 0x5005),
+	      "policy: read-mostly: the CPU reads both GPU writes");
 	svmtune_knob("granularity", "2M");
 	return fails != 0;
 }
