@@ -287,12 +287,17 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
  * @mm: the address space
  * @slot: the fault being handled, if any
  * @before: pages in VRAM before a migration
+ * @bridged: a migration to VRAM from another GPU's VRAM, which KFD makes
+ *	through system memory: it moves every page of the range back to system
+ *	memory (svm_migrate_vram_to_ram(), counted by its own hook), then the
+ *	window to the new GPU, so the range's VRAM count drops to 0 in between
  */
 struct svmtune_kfd_call {
 	void *obj;
 	struct mm_struct *mm;
 	struct svmtune_kfd_fault *slot;
 	u64 before;
+	bool bridged;
 };
 
 struct svmtune_kfd_hook;
@@ -439,13 +444,18 @@ static u64 svmtune_kfd_pages_in_vram(struct svm_range *prange)
 /*
  * Pages a successful migration of @prange moved, from the VRAM page count
  * before and after it (6.12); 6.1 keeps no count and migrates whole
- * ranges, so the range's size is the best measure there.
+ * ranges, so the range's size is the best measure there. A @bridged
+ * migration starts from an empty VRAM count: every page in VRAM after it
+ * came from system memory.
  */
-static u64 svmtune_kfd_moved(struct svm_range *prange, u64 before, bool to_vram)
+static u64 svmtune_kfd_moved(struct svm_range *prange, u64 before,
+			     bool to_vram, bool bridged)
 {
 #if SVMTUNE_KFD_HAS_VRAM_PAGES
 	u64 after = svmtune_kfd_vram_pages(prange);
 
+	if (to_vram && bridged)
+		return after;
 	if (to_vram)
 		return after > before ? after - before : 0;
 	return before > after ? before - after : 0;
@@ -464,13 +474,22 @@ static int svmtune_kfd_migrate_entry(struct kretprobe_instance *ri,
 	call->mm = (struct mm_struct *)svmtune_kfd_arg(regs, a_mm);
 	call->before = svmtune_kfd_pages_in_vram(call->obj);
 	call->slot = svmtune_kfd_fault_find();
+	call->bridged = false;
 	return 0;
 }
 
+/* svm_migrate_to_vram(prange, best_loc, ...), entry. */
 static int svmtune_kfd_to_vram_entry(struct kretprobe_instance *ri,
 				     struct pt_regs *regs)
 {
-	return svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
+	u32 actual = READ_ONCE(prange->actual_loc);
+
+	svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
+	/* The test svm_migrate_to_vram() makes, under prange->migrate_mutex. */
+	call->bridged = actual && actual != (u32)svmtune_kfd_arg(regs, 1);
+	return 0;
 }
 
 /* svm_migrate_to_vram(), return: count, and account a GPU fault's result. */
@@ -483,7 +502,8 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 	u64 moved = 0;
 
 	if (!regs_return_value(regs) && !declined)
-		moved = svmtune_kfd_moved(call->obj, call->before, true);
+		moved = svmtune_kfd_moved(call->obj, call->before, true,
+					  call->bridged);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_VRAM_CALLS, 1);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_VRAM_PAGES, moved);
 	if (slot && slot->decided && slot->fault.type == SVMTUNE_FAULT_DEVICE) {
@@ -684,7 +704,7 @@ static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 	u64 moved = 0;
 
 	if (!regs_return_value(regs))
-		moved = svmtune_kfd_moved(call->obj, call->before, false);
+		moved = svmtune_kfd_moved(call->obj, call->before, false, false);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_CALLS, 1);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_PAGES, moved);
 	if (slot && slot->fault.type == SVMTUNE_FAULT_CPU) {

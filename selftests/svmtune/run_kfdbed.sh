@@ -101,6 +101,23 @@ if load_bed nohive num_gpus=2 vram_mb=64; then
 	results nohive /tmp/kfdbed.out $?
 	unload_bed nohive
 fi
+# 3c. The same with svmtune_kfd at 2 MiB windows: its page counters agree
+#     with what KFD moved, GPU 0's VRAM to GPU 1's included (KFD bridges
+#     it through system memory).
+for hive in hive nohive; do
+	params="num_gpus=2 vram_mb=64"
+	[ $hive = hive ] && params="$params xgmi_hive=1,1"
+	# shellcheck disable=SC2086
+	load_bed $hive-svmtune $params || continue
+	if modprobe svmtune_kfd && echo 2M >/sys/kernel/svmtune/granularity; then
+		"$test" hive >/tmp/kfdbed.out 2>&1
+		results $hive-svmtune /tmp/kfdbed.out $?
+	else
+		fail $hive-svmtune:load "modprobe svmtune_kfd or the 2M granularity failed"
+	fi
+	unload_bed $hive-svmtune
+	unload_svmtune
+done
 
 # 4. svmtune_kfd attached to the test bed: KFD's real fault and migration
 #    paths run through svmtune's hooks and engine.

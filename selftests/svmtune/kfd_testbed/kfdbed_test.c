@@ -369,13 +369,30 @@ static unsigned long long frag_delta(const struct kfdbed_gpu_stats *before,
 	return after->pte_updates_frag[frag] - before->pte_updates_frag[frag];
 }
 
+/* A counter of /sys/kernel/svmtune/kfd/stats, or -1 without svmtune_kfd. */
+static long long kfd_stat(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/svmtune/kfd/stats", "r");
+	long long v, found = -1;
+	char key[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
 /*
  * "kfdbed_test hive": two GPUs, a range preferring GPU 0 and accessible by
  * both, in GPU 0's VRAM. In one xGMI hive (module parameter xgmi_hive=1,1)
  * KFD's best restore location for GPU 1 is GPU 0 (same hive): GPU 1 maps
  * GPU 0's VRAM and nothing moves. Outside a hive it is GPU 1 itself: KFD
  * migrates the pages to GPU 1's VRAM. Both read and write real data, and
- * the PTEs of the 2 MiB windows carry 2 MiB fragments either way.
+ * the PTEs of the 2 MiB windows carry 2 MiB fragments either way. With
+ * svmtune_kfd loaded (2 MiB windows) its page counters are checked too.
  */
 static int xgmi_hive_test(void)
 {
@@ -386,6 +403,7 @@ static int xgmi_hive_test(void)
 	struct kfdbed_access_args a;
 	size_t n = BUF_SIZE / 4, i;
 	uint32_t *buf, *host, g0, g1;
+	long long to_vram, to_ram;
 	int in_hive, r;
 	char *raw;
 
@@ -431,9 +449,24 @@ static int xgmi_hive_test(void)
 
 	/* GPU 1 reads. */
 	i0 = info_all(bed);
+	to_vram = kfd_stat("to_vram_pages");
+	to_ram = kfd_stat("to_ram_pages");
 	memset(host, 0, BUF_SIZE);
 	r = gpu_access(bed, g1, buf, host, BUF_SIZE, 0, &a);
 	i1 = info_all(bed);
+	if (to_vram >= 0) {
+		/*
+		 * svmtune_kfd is loaded: its counters agree with what moved.
+		 * Outside a hive KFD bridges GPU 0's VRAM to GPU 1's
+		 * through system memory.
+		 */
+		to_vram = kfd_stat("to_vram_pages") - to_vram;
+		to_ram = kfd_stat("to_ram_pages") - to_ram;
+		CHECK(to_vram == (long long)(in_hive ? 0 : pages) &&
+			      to_ram == (long long)(in_hive ? 0 : pages),
+		      "hive: svmtune_kfd counts GPU 0 to GPU 1 as %llu pages to RAM and %llu to VRAM (expected %llu each)",
+		      to_ram, to_vram, in_hive ? 0 : pages);
+	}
 	CHECK(!r && check_pattern(host, n, 0x5a),
 	      "hive: GPU 1 reads the data (%u faults)", a.faults);
 	if (in_hive)
@@ -552,21 +585,6 @@ static int fault_throughput(int argc, char **argv)
 }
 
 /* A counter of /sys/kernel/svmtune/kfd/stats, or -1. */
-static long long kfd_stat(const char *name)
-{
-	FILE *f = fopen("/sys/kernel/svmtune/kfd/stats", "r");
-	long long v, found = -1;
-	char key[64];
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
 /* Wait up to 10 s for processes_attached to pass @before; its value. */
 static long long wait_attached(long long before)
 {
