@@ -233,6 +233,19 @@ if load_bed policy num_gpus=1 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5b''. A running process's existing KFD range retuned: the operator's
+#       granularity, the process's per-range granularity and location.
+if load_bed retune num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd && modprobe svmtune_emu; then
+		"$test" retune >/tmp/kfdbed.out 2>&1
+		results retune /tmp/kfdbed.out $?
+	else
+		fail retune:load "modprobe svmtune_kfd svmtune_emu failed"
+	fi
+	unload_bed retune
+	unload_svmtune
+fi
+
 # 5c. A KFD process that never opens /dev/svmtune gets the engine's state:
 #     when svmtune_kfd is loaded after the process opened /dev/kfd (its
 #     first fault attaches it), and when loaded before (the open does).

@@ -1054,6 +1054,126 @@ static int policy_test(void)
 	return fails != 0;
 }
 
+/*
+ * "kfdbed_test retune", with svmtune_kfd and svmtune_emu loaded: a running
+ * process's existing KFD range follows svmtune's policy as it changes.
+ * One 8 MiB KFD range is made by SET_ATTR with svmtune at 2 MiB; then the
+ * operator's global granularity, the process's per-range granularity and
+ * its preferred location change, and the next GPU fault in each block of
+ * that same range is served by the new policy. Data checked throughout.
+ */
+static int retune_test(void)
+{
+	int knobs = svmtune_knob("policy", "fixed") |
+		    svmtune_knob("granularity", "2M");
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	int ctl = open("/dev/svmtune", O_RDWR);
+	struct kfd_ioctl_svm_attribute attr[1];
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdbed_access_args a;
+	uint32_t gpu, emu, *host, *blk[4];
+	const size_t n = SZ_2M / 4;
+	unsigned long long moved;
+	long long declined;
+	char *raw, *buf;
+	size_t b, i;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0 && !knobs,
+	      "retune: open /dev/kfd, /dev/kfdbed, /dev/svmtune; fixed 2M");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	emu = engine_device(ctl, "svmtune_emu0");
+	raw = mmap(NULL, 5 * SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(SZ_2M);
+	if (!emu || raw == MAP_FAILED || !host)
+		return 1;
+	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	for (b = 0; b < 4; b++) {
+		blk[b] = (uint32_t *)(buf + b * SZ_2M);
+		for (i = 0; i < n; i++)
+			blk[b][i] = pattern(i, 0xa00 + b);
+	}
+
+	/* The range exists before any retune: KFD made it for SET_ATTR. */
+	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[0].value = gpu;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 4 * SZ_2M, attr, 1);
+	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[0].value = gpu;
+	r |= svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, buf + 3 * SZ_2M, SZ_2M, attr,
+		 1);
+	CHECK(!r && attr[0].type == KFD_IOCTL_SVM_ATTR_ACCESS,
+	      "retune: one KFD range over 8 MiB, accessible by GPU 0x%x", gpu);
+
+	/* 2 MiB: KFD's own window. */
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, blk[0], host, 4096, 0, &a);
+	s1 = stats(bed);
+	moved = s1.pages_to_vram - s0.pages_to_vram;
+	CHECK(!r && moved == 512 && check_pattern(host, 1024, 0xa00),
+	      "retune: at 2M a GPU fault in block 0 moves 512 pages (%llu)",
+	      moved);
+
+	/* The operator retunes the global granularity. */
+	r = svmtune_knob("granularity", "64K");
+	s0 = stats(bed);
+	r |= gpu_access(bed, gpu, blk[1], host, 4096, 0, &a);
+	s1 = stats(bed);
+	moved = s1.pages_to_vram - s0.pages_to_vram;
+	CHECK(!r && moved == 16 && check_pattern(host, 1024, 0xa01),
+	      "retune: operator sets 64K: the same range's next fault moves 16 pages (%llu)",
+	      moved);
+
+	/* The process retunes one block of the range. */
+	r = set_range_policy(ctl, blk[2], SZ_2M, SVMTUNE_POLICY_GRANULARITY, 20,
+			     0, 0);
+	s0 = stats(bed);
+	r |= gpu_access(bed, gpu, blk[2], host, 4096, 0, &a);
+	s1 = stats(bed);
+	moved = s1.pages_to_vram - s0.pages_to_vram;
+	CHECK(!r && moved == 256 && check_pattern(host, 1024, 0xa02),
+	      "retune: process sets 1M on block 2: its fault moves 256 pages (%llu)",
+	      moved);
+
+	/* ... and moves block 3 elsewhere: its GPU fault is served in place. */
+	r = set_range_policy(ctl, blk[3], SZ_2M, SVMTUNE_POLICY_PREFERRED_LOC,
+			     0, emu, 0);
+	declined = kfd_stat("migrations_declined");
+	s0 = stats(bed);
+	r |= gpu_access(bed, gpu, blk[3], host, 4096, 0, &a);
+	s1 = stats(bed);
+	moved = s1.pages_to_vram - s0.pages_to_vram;
+	CHECK(!r && moved == 0 && a.sys_pages == 1 &&
+		      kfd_stat("migrations_declined") == declined + 1 &&
+		      check_pattern(host, 1024, 0xa03),
+	      "retune: block 3 preferred on svmtune_emu0: read in system memory (%llu moved, %llu system pages)",
+	      moved, (unsigned long long)a.sys_pages);
+
+	/* Back to 2M: the rest of block 1 follows. */
+	r = svmtune_knob("granularity", "2M");
+	s0 = stats(bed);
+	r |= gpu_access(bed, gpu, blk[1] + 512 * 1024 / 4, host, 4096, 0, &a);
+	s1 = stats(bed);
+	moved = s1.pages_to_vram - s0.pages_to_vram;
+	CHECK(!r && moved == 512 - 16,
+	      "retune: back at 2M the rest of block 1 moves (%llu of 496)",
+	      moved);
+
+	for (b = 0, r = 1; b < 4; b++)
+		r &= check_pattern(blk[b], n, 0xa00 + b);
+	CHECK(r, "retune: the CPU reads all 8 MiB back");
+
+	munmap(raw, 5 * SZ_2M);
+	free(host);
+	close(ctl);
+	close(bed);
+	close(kfd);
+	return fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -1070,6 +1190,8 @@ int main(int argc, char **argv)
 		return declined();
 	if (argc > 1 && !strcmp(argv[1], "policy"))
 		return policy_test();
+	if (argc > 1 && !strcmp(argv[1], "retune"))
+		return retune_test();
 	if (argc > 1 && !strcmp(argv[1], "attach"))
 		return attach_test(argc > 2 && !strcmp(argv[2], "late"));
 	if (argc > 1 && !strcmp(argv[1], "hive"))
