@@ -78,7 +78,7 @@ help:
 	@echo '  lint               checkpatch, sparse, kernel-doc, clang-format, ABI and reST checks'
 	@echo '  dkms-test          dkms add/build/install/remove, in private trees'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
-	@echo '  bench              time and bytes moved per workload and policy, in the test VM'
+	@echo '  bench              time and bytes moved per workload and policy, and KFD fault throughput by window, in the test VM'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
