@@ -30,6 +30,7 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_RETRY_FILTER_DUPLICATES,
 	SVMTUNE_KFD_PROCESSES_ATTACHED,
 	SVMTUNE_KFD_ATTACH_FAILED,
+	SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED,
 	SVMTUNE_KFD_NR_STATS,
 };
 
@@ -50,6 +51,7 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
 			     char *why, size_t len);
 void svmtune_kfd_hooks_detach(void);
 ssize_t svmtune_kfd_hooks_show(char *buf);
+u64 svmtune_kfd_untracked_faults(void);
 int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
 			    char *why, size_t len);
 

@@ -29,12 +29,14 @@
  * hooks, so the VMA and the range they read are stable.
  *
  * A fault is followed from svm_range_restore_pages() (GPU) or
- * svm_migrate_to_ram() (CPU) into the migration functions it calls with a
- * per-task slot: entry claims one, the nested hooks find it by current,
- * return releases it.
+ * svm_migrate_to_ram() (CPU) into the migration functions it calls by its
+ * state in the kretprobe instance's own data: entry publishes it in a
+ * table keyed by task, the nested hooks find the innermost one of current,
+ * return removes it.
  */
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
+#include <linux/hashtable.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -66,13 +68,21 @@ static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
 	atomic64_add(n, &svmtune_kfd_stats[stat]);
 }
 
-/* ---- Faults in flight, one slot per faulting task ---- */
+/* ---- Faults in flight ---- */
 
-#define SVMTUNE_KFD_FAULT_SLOTS	64
+/*
+ * Instances of each kretprobe: calls of a hooked function in flight at
+ * once that svmtune_kfd follows. A fault beyond them is handled by KFD
+ * alone and counted (untracked_faults, the fault hooks' kretprobe misses).
+ * A CPU fault on VRAM holds its instance while it waits for the range's
+ * locks, so many threads of one process faulting at once each take one.
+ */
+#define SVMTUNE_KFD_MAXACTIVE	256
 
 /**
  * struct svmtune_kfd_fault - a GPU or CPU fault KFD is handling
- * @task: the task handling it; NULL when the slot is free
+ * @node: in svmtune_kfd_gpu_faults or svmtune_kfd_cpu_faults, by @task
+ * @task: the task handling it
  * @fault: the fault as the engine sees it
  * @decision: the engine's answer, valid if @decided
  * @result: what moved, so far
@@ -81,9 +91,12 @@ static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
  * @declined: the migration to VRAM was declined (mapped remotely)
  * @filtered: the retry filter looked at the fault's range
  *
- * Only @task touches the fields after it claimed the slot.
+ * It lives in the data of the kretprobe instance of the call that began
+ * the fault, from its entry to its return. Only @task touches the fields
+ * after @node.
  */
 struct svmtune_kfd_fault {
+	struct hlist_node node;
 	struct task_struct *task;
 	struct svmtune_fault fault;
 	struct svmtune_decision decision;
@@ -94,48 +107,88 @@ struct svmtune_kfd_fault {
 	bool filtered;
 };
 
-static struct svmtune_kfd_fault svmtune_kfd_faults[SVMTUNE_KFD_FAULT_SLOTS];
 /*
- * Slots claimed. The migration and mapping hooks run for every caller
+ * Faults in flight by task, GPU and CPU apart: a table's entries all
+ * belong to one kretprobe, so when it is unregistered (its in-flight
+ * instances' return handlers then never run), its stale entries sit only
+ * in its own table, which no handler reads any more (the nested hooks go
+ * first, see svmtune_kfd_hooks_detach()). hash_add() puts the newest entry
+ * first, so a task's innermost fault is found first.
+ */
+static DEFINE_HASHTABLE(svmtune_kfd_gpu_faults, 6);
+static DEFINE_HASHTABLE(svmtune_kfd_cpu_faults, 6);
+static DEFINE_SPINLOCK(svmtune_kfd_faults_lock);
+/*
+ * Faults in flight. The migration and mapping hooks run for every caller
  * (restore work, prefetch, eviction), not only faults: with no fault in
- * flight they return before scanning the slots.
+ * flight they return before taking the lock.
  */
 static atomic_t svmtune_kfd_nr_faults = ATOMIC_INIT(0);
 
-static struct svmtune_kfd_fault *svmtune_kfd_fault_claim(void)
+/* Begin following a fault of @type in @f, a kretprobe instance's data. */
+static struct svmtune_kfd_fault *svmtune_kfd_fault_begin(struct svmtune_kfd_fault *f,
+							 enum svmtune_fault_type type)
 {
-	struct svmtune_kfd_fault *slot;
-	int i;
+	unsigned long flags;
 
-	for (i = 0; i < SVMTUNE_KFD_FAULT_SLOTS; i++) {
-		slot = &svmtune_kfd_faults[i];
-		if (READ_ONCE(slot->task) || cmpxchg(&slot->task, NULL, current))
-			continue;
-		atomic_inc(&svmtune_kfd_nr_faults);
-		memset(&slot->fault, 0, sizeof(*slot) - offsetof(typeof(*slot), fault));
-		return slot;
-	}
-	svmtune_kfd_count(SVMTUNE_KFD_UNTRACKED_FAULTS, 1);
-	return NULL;
+	memset(f, 0, sizeof(*f));
+	f->task = current;
+	f->fault.type = type;
+	spin_lock_irqsave(&svmtune_kfd_faults_lock, flags);
+	if (type == SVMTUNE_FAULT_CPU)
+		hash_add(svmtune_kfd_cpu_faults, &f->node, (unsigned long)current);
+	else
+		hash_add(svmtune_kfd_gpu_faults, &f->node, (unsigned long)current);
+	atomic_inc(&svmtune_kfd_nr_faults);
+	spin_unlock_irqrestore(&svmtune_kfd_faults_lock, flags);
+	return f;
 }
 
+/*
+ * The innermost fault current is handling, or NULL: a CPU fault taken
+ * inside a GPU fault's handling (KFD's own hmm_range_fault() touching a
+ * page in VRAM) is newer than it. The fault stays valid until current
+ * returns from the call that began it.
+ */
 static struct svmtune_kfd_fault *svmtune_kfd_fault_find(void)
 {
-	int i;
+	struct svmtune_kfd_fault *f, *found = NULL;
+	unsigned long flags;
 
 	if (!atomic_read(&svmtune_kfd_nr_faults))
 		return NULL;
-	for (i = 0; i < SVMTUNE_KFD_FAULT_SLOTS; i++)
-		if (READ_ONCE(svmtune_kfd_faults[i].task) == current)
-			return &svmtune_kfd_faults[i];
-	return NULL;
+	spin_lock_irqsave(&svmtune_kfd_faults_lock, flags);
+	hash_for_each_possible(svmtune_kfd_cpu_faults, f, node, (unsigned long)current)
+		if (f->task == current) {
+			found = f;
+			goto out;
+		}
+	hash_for_each_possible(svmtune_kfd_gpu_faults, f, node, (unsigned long)current)
+		if (f->task == current) {
+			found = f;
+			break;
+		}
+out:
+	spin_unlock_irqrestore(&svmtune_kfd_faults_lock, flags);
+	return found;
 }
 
-static void svmtune_kfd_fault_release(struct svmtune_kfd_fault *slot)
+static void svmtune_kfd_fault_end(struct svmtune_kfd_fault *f)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&svmtune_kfd_faults_lock, flags);
+	hash_del(&f->node);
 	atomic_dec(&svmtune_kfd_nr_faults);
-	/* The slot's fields are done with before another task can claim it. */
-	smp_store_release(&slot->task, NULL);
+	spin_unlock_irqrestore(&svmtune_kfd_faults_lock, flags);
+}
+
+/* No handler runs any more: forget every fault, stale ones included. */
+static void svmtune_kfd_faults_reset(void)
+{
+	hash_init(svmtune_kfd_gpu_faults);
+	hash_init(svmtune_kfd_cpu_faults);
+	atomic_set(&svmtune_kfd_nr_faults, 0);
 }
 
 /* ---- Engine state for KFD processes ---- */
@@ -261,6 +314,30 @@ static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
 	return true;
 }
 
+/*
+ * svm_migrate_vram_to_ram(prange, mm, ..., trigger, ...), entry: if this is
+ * the migration of a CPU fault, KFD has committed to it (it holds the
+ * range's locks and found pages in VRAM): ask the engine, once. Both the
+ * ftrace callback and the kretprobe at this entry call it, in either
+ * order. Returns the fault, decided, or NULL.
+ */
+static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct pt_regs *regs)
+{
+	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
+	struct mm_struct *mm = (struct mm_struct *)svmtune_kfd_arg(regs, 1);
+	struct svmtune_kfd_fault *slot;
+
+	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
+	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU)
+		return NULL;
+	slot = svmtune_kfd_fault_find();
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_CPU)
+		return NULL;
+	if (!slot->decided && !svmtune_kfd_decide(slot, mm, prange))
+		return NULL;
+	return slot;
+}
+
 #if SVMTUNE_KFD_HAS_WINDOW
 /* Replace the [start, last] page window in arguments @a_start, @a_last. */
 static void svmtune_kfd_set_window(struct pt_regs *regs,
@@ -291,6 +368,8 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
  *	through system memory: it moves every page of the range back to system
  *	memory (svm_migrate_vram_to_ram(), counted by its own hook), then the
  *	window to the new GPU, so the range's VRAM count drops to 0 in between
+ * @own: the fault this call began (svm_range_restore_pages(),
+ *	svm_migrate_to_ram()); other hooks' data ends before it
  */
 struct svmtune_kfd_call {
 	void *obj;
@@ -298,6 +377,7 @@ struct svmtune_kfd_call {
 	struct svmtune_kfd_fault *slot;
 	u64 before;
 	bool bridged;
+	struct svmtune_kfd_fault own;	/* last: only fault hooks have it */
 };
 
 struct svmtune_kfd_hook;
@@ -311,6 +391,7 @@ typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
  * @ipmodify: @entry may return in the function's place
  * @kret_entry: kretprobe entry handler, or NULL
  * @kret_exit: kretprobe return handler, or NULL for no kretprobe
+ * @begins_fault: the kretprobe begins a fault (struct svmtune_kfd_fault)
  * @addr: the function's address in the attached amdgpu
  * @ops: @entry's ftrace registration
  * @krp: the kretprobe
@@ -324,6 +405,7 @@ struct svmtune_kfd_hook {
 	bool ipmodify;
 	kretprobe_handler_t kret_entry;
 	kretprobe_handler_t kret_exit;
+	bool begins_fault;
 	unsigned long addr;
 	struct ftrace_ops ops;
 	struct kretprobe krp;
@@ -351,25 +433,19 @@ static int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
 	svmtune_kfd_count(SVMTUNE_KFD_GPU_FAULTS, 1);
-	slot = svmtune_kfd_fault_claim();
+	slot = svmtune_kfd_fault_begin(&call->own, SVMTUNE_FAULT_DEVICE);
 	call->slot = slot;
-	if (slot) {
-		slot->fault.type = SVMTUNE_FAULT_DEVICE;
-		slot->fault.addr = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR)
-				   << PAGE_SHIFT;
-		slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
-		slot->entered = ktime_get_boottime();
-	}
+	slot->fault.addr = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR)
+			   << PAGE_SHIFT;
+	slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
+	slot->entered = ktime_get_boottime();
 	return 0;
 }
 
 static int svmtune_kfd_restore_exit(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
-	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
-
-	if (call->slot)
-		svmtune_kfd_fault_release(call->slot);
+	svmtune_kfd_fault_end(&svmtune_kfd_call_data(ri)->own);
 	return 0;
 }
 
@@ -521,14 +597,10 @@ static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
 				      struct pt_regs *regs)
 {
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
-	struct svmtune_kfd_fault *slot;
+	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
 	struct svmtune_decision d;
 
-	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
-	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU)
-		return;
-	slot = svmtune_kfd_fault_find();
-	if (!slot || slot->fault.type != SVMTUNE_FAULT_CPU || !slot->decided)
+	if (!slot)
 		return;
 	d = slot->decision;
 	d.start = max(d.start, prange->start << PAGE_SHIFT);
@@ -692,6 +764,7 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
+	svmtune_kfd_cpu_decide(regs);
 	return svmtune_kfd_migrate_entry(ri, regs, 1);
 }
 
@@ -717,7 +790,13 @@ static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 	return 0;
 }
 
-/* svm_migrate_to_ram(vmf): the CPU touched a page in VRAM. */
+/*
+ * svm_migrate_to_ram(vmf): the CPU touched a page in VRAM. The engine is
+ * asked only once KFD commits to a migration (svm_migrate_vram_to_ram()
+ * for this fault, svmtune_kfd_cpu_decide()): KFD returns before that for
+ * its own fault-handling task, a range already back in system memory, or a
+ * process it no longer knows, and those faults are not the engine's.
+ */
 static int svmtune_kfd_cpu_fault_entry(struct kretprobe_instance *ri,
 				       struct pt_regs *regs)
 {
@@ -727,23 +806,12 @@ static int svmtune_kfd_cpu_fault_entry(struct kretprobe_instance *ri,
 
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
 	svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULTS, 1);
-	slot = svmtune_kfd_fault_claim();
+	slot = svmtune_kfd_fault_begin(&call->own, SVMTUNE_FAULT_CPU);
 	call->slot = slot;
-	if (!slot)
-		return 0;
 	call->mm = vmf->vma->vm_mm;
-	slot->fault.type = SVMTUNE_FAULT_CPU;
 	slot->fault.addr = vmf->address & PAGE_MASK;
-	slot->fault.lo = vmf->vma->vm_start;
-	slot->fault.hi = vmf->vma->vm_end;
 	slot->fault.write = !!(vmf->flags & FAULT_FLAG_WRITE);
-	/* 6.1 moves the range's granularity block, whatever the engine says. */
-	slot->fault.fixed = !SVMTUNE_KFD_HAS_WINDOW;
 	svmtune_kfd_attach_later(call->mm);
-	svmtune_decide_atomic(svmtune_kfd_dev, call->mm, &slot->fault,
-			      &slot->decision);
-	slot->decided = true;
-	svmtune_kfd_count(SVMTUNE_KFD_DECISIONS, 1);
 	return 0;
 }
 
@@ -751,13 +819,14 @@ static int svmtune_kfd_cpu_fault_exit(struct kretprobe_instance *ri,
 				      struct pt_regs *regs)
 {
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
-	struct svmtune_kfd_fault *slot = call->slot;
+	struct svmtune_kfd_fault *slot = &call->own;
 
-	if (!slot)
-		return 0;
-	svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
-			&slot->decision, &slot->result);
-	svmtune_kfd_fault_release(slot);
+	if (slot->decided)
+		svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
+				&slot->decision, &slot->result);
+	else
+		svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED, 1);
+	svmtune_kfd_fault_end(slot);
 	return 0;
 }
 
@@ -874,6 +943,7 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.symbol = "svm_range_restore_pages",
 		.kret_entry = svmtune_kfd_restore_entry,
 		.kret_exit = svmtune_kfd_restore_exit,
+		.begins_fault = true,
 	}, {
 		.symbol = "svm_migrate_to_vram",
 		.entry = svmtune_kfd_to_vram_decide,
@@ -891,6 +961,7 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.symbol = "svm_migrate_to_ram",
 		.kret_entry = svmtune_kfd_cpu_fault_entry,
 		.kret_exit = svmtune_kfd_cpu_fault_exit,
+		.begins_fault = true,
 	}, {
 		.symbol = "svm_range_new",
 		.kret_exit = svmtune_kfd_range_new_exit,
@@ -1114,8 +1185,10 @@ static int svmtune_kfd_hook_register(struct svmtune_kfd_hook *hook,
 		hook->krp.kp.addr = (kprobe_opcode_t *)hook->addr;
 		hook->krp.entry_handler = hook->kret_entry;
 		hook->krp.handler = hook->kret_exit;
-		hook->krp.data_size = sizeof(struct svmtune_kfd_call);
-		hook->krp.maxactive = 2 * SVMTUNE_KFD_FAULT_SLOTS;
+		hook->krp.data_size = hook->begins_fault ?
+			sizeof(struct svmtune_kfd_call) :
+			offsetof(struct svmtune_kfd_call, own);
+		hook->krp.maxactive = SVMTUNE_KFD_MAXACTIVE;
 		ret = register_kretprobe(&hook->krp);
 		if (ret) {
 			snprintf(why, len, "cannot probe %s: error %d",
@@ -1150,6 +1223,16 @@ void svmtune_kfd_hooks_detach(void)
 {
 	int i;
 
+	/*
+	 * The hooks that find faults go before the ones that begin them: a
+	 * fault-beginning kretprobe unregistered while its function is in
+	 * flight never runs that call's return handler, and the call's entry,
+	 * left in the faults table, is freed when the function returns. No
+	 * handler may walk the table by then.
+	 */
+	for (i = ARRAY_SIZE(svmtune_kfd_hooks) - 1; i >= 0; i--)
+		if (!svmtune_kfd_hooks[i].begins_fault)
+			svmtune_kfd_hook_unregister(&svmtune_kfd_hooks[i]);
 	for (i = ARRAY_SIZE(svmtune_kfd_hooks) - 1; i >= 0; i--)
 		svmtune_kfd_hook_unregister(&svmtune_kfd_hooks[i]);
 	svmtune_kfd_tp_detach();
@@ -1160,8 +1243,7 @@ void svmtune_kfd_hooks_detach(void)
 	 */
 	synchronize_rcu_tasks();
 	svmtune_kfd_attach_flush();
-	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
-	atomic_set(&svmtune_kfd_nr_faults, 0);
+	svmtune_kfd_faults_reset();
 	svmtune_kfd_dev = NULL;
 }
 
@@ -1194,8 +1276,7 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
 		}
 	}
 
-	memset(svmtune_kfd_faults, 0, sizeof(svmtune_kfd_faults));
-	atomic_set(&svmtune_kfd_nr_faults, 0);
+	svmtune_kfd_faults_reset();
 	svmtune_kfd_dev = dev;
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
 		ret = svmtune_kfd_hook_register(hook, why, len);
@@ -1206,6 +1287,25 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
 	}
 	svmtune_kfd_tp_attach(amdgpu);
 	return 0;
+}
+
+/**
+ * svmtune_kfd_untracked_faults() - faults KFD handled without svmtune
+ *
+ * The fault-beginning kretprobes' misses since the last attach: calls made
+ * while all %SVMTUNE_KFD_MAXACTIVE instances were in use.
+ *
+ * Return: their number.
+ */
+u64 svmtune_kfd_untracked_faults(void)
+{
+	struct svmtune_kfd_hook *hook;
+	u64 n = 0;
+
+	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++)
+		if (hook->begins_fault)
+			n += READ_ONCE(hook->krp.nmissed);
+	return n;
 }
 
 /**

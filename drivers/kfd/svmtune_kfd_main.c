@@ -309,6 +309,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_RETRY_FILTER_DUPLICATES] = "retry_filter_duplicates",
 	[SVMTUNE_KFD_PROCESSES_ATTACHED] = "processes_attached",
 	[SVMTUNE_KFD_ATTACH_FAILED] = "attach_failed",
+	[SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED] = "cpu_faults_not_migrated",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -317,9 +318,14 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	ssize_t n = 0;
 	int i;
 
-	for (i = 0; i < SVMTUNE_KFD_NR_STATS; i++)
-		n += sysfs_emit_at(buf, n, "%s %lld\n", svmtune_kfd_stat_names[i],
-				   (long long)atomic64_read(&svmtune_kfd_stats[i]));
+	for (i = 0; i < SVMTUNE_KFD_NR_STATS; i++) {
+		u64 v = atomic64_read(&svmtune_kfd_stats[i]);
+
+		if (i == SVMTUNE_KFD_UNTRACKED_FAULTS)
+			v += svmtune_kfd_untracked_faults();
+		n += sysfs_emit_at(buf, n, "%s %llu\n", svmtune_kfd_stat_names[i],
+				   (unsigned long long)v);
+	}
 	return n;
 }
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);

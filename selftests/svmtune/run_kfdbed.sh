@@ -233,6 +233,18 @@ if load_bed policy num_gpus=1 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5b'''. 128 threads CPU-fault on VRAM at once: every fault followed.
+if load_bed concurrent num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd && echo 64K >/sys/kernel/svmtune/granularity; then
+		"$test" concurrent >/tmp/kfdbed.out 2>&1
+		results concurrent /tmp/kfdbed.out $?
+	else
+		fail concurrent:load "modprobe svmtune_kfd or the 64K granularity failed"
+	fi
+	unload_bed concurrent
+	unload_svmtune
+fi
+
 # 5b''. A running process's existing KFD range retuned: the operator's
 #       granularity, the process's per-range granularity and location.
 if load_bed retune num_gpus=1 vram_mb=64; then

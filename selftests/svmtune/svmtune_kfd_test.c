@@ -394,6 +394,7 @@ TEST_F(kfd, stats_format)
 		"retry_filter_duplicates",
 		"processes_attached",
 		"attach_failed",
+		"cpu_faults_not_migrated",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;

@@ -35,6 +35,7 @@
  * with DIR holding amdgpu.ko and kfdbed_test.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1174,6 +1175,104 @@ static int retune_test(void)
 	return fails != 0;
 }
 
+/*
+ * "kfdbed_test concurrent", svmtune_kfd loaded at 64 KiB: 128 threads
+ * read one page each, 64 KiB apart, of 8 MiB in VRAM, all at once. Each
+ * CPU fault holds its state while it waits for KFD's range locks, so most
+ * are in flight together (svmtune_kfd once followed 64 and left the rest
+ * to KFD alone). Every fault is followed, each migration is the engine's
+ * 64 KiB window, and the data is intact.
+ */
+#define CONCURRENT_THREADS 128
+
+struct concurrent_arg {
+	const uint32_t *page;
+	size_t index;
+	pthread_barrier_t *go;
+	int ok;
+};
+
+static void *concurrent_reader(void *p)
+{
+	struct concurrent_arg *a = p;
+
+	pthread_barrier_wait(a->go);
+	a->ok = a->page[0] == pattern(a->index, 0xc00);
+	return NULL;
+}
+
+static int concurrent_test(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	struct concurrent_arg args[CONCURRENT_THREADS];
+	pthread_t threads[CONCURRENT_THREADS];
+	const size_t size = 8 * SZ_2M / 2, stride = 64 * 1024 / 4;
+	long long cpu, dec, missed, skipped, pages;
+	pthread_barrier_t go;
+	uint32_t gpu, *p;
+	size_t i;
+	int r, ok;
+	char *raw;
+
+	CHECK(kfd >= 0 && bed >= 0 && kfd_stat("decisions") >= 0,
+	      "concurrent: open /dev/kfd, /dev/kfdbed; svmtune_kfd loaded");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	raw = mmap(NULL, size + SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return 1;
+	p = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	for (i = 0; i < size / 4; i++)
+		p[i] = pattern(i, 0xc00);
+	r = prefetch(kfd, p, size, gpu);
+	CHECK(!r, "concurrent: 8 MiB prefetched to VRAM");
+
+	cpu = kfd_stat("cpu_faults");
+	dec = kfd_stat("decisions");
+	missed = kfd_stat("untracked_faults");
+	skipped = kfd_stat("cpu_faults_not_migrated");
+	pages = kfd_stat("to_ram_pages");
+	pthread_barrier_init(&go, NULL, CONCURRENT_THREADS);
+	for (i = 0; i < CONCURRENT_THREADS; i++) {
+		args[i].page = p + i * stride;
+		args[i].index = i * stride;
+		args[i].go = &go;
+		args[i].ok = 0;
+		if (pthread_create(&threads[i], NULL, concurrent_reader,
+				   &args[i]))
+			return 1;
+	}
+	for (i = 0, ok = 1; i < CONCURRENT_THREADS; i++) {
+		pthread_join(threads[i], NULL);
+		ok &= args[i].ok;
+	}
+	pthread_barrier_destroy(&go);
+	cpu = kfd_stat("cpu_faults") - cpu;
+	dec = kfd_stat("decisions") - dec;
+	missed = kfd_stat("untracked_faults") - missed;
+	skipped = kfd_stat("cpu_faults_not_migrated") - skipped;
+	pages = kfd_stat("to_ram_pages") - pages;
+	CHECK(ok, "concurrent: %d threads read their pages",
+	      CONCURRENT_THREADS);
+	CHECK(cpu >= CONCURRENT_THREADS && missed == 0,
+	      "concurrent: every CPU fault followed (%lld faults, %lld untracked)",
+	      cpu, missed);
+	CHECK(dec == CONCURRENT_THREADS && cpu - skipped == dec,
+	      "concurrent: one decision per migration KFD made (%lld decisions, %lld faults, %lld without a migration)",
+	      dec, cpu, skipped);
+	CHECK(pages == CONCURRENT_THREADS * 16,
+	      "concurrent: each migration the engine's 64 KiB window (%lld pages to RAM)",
+	      pages);
+	CHECK(check_pattern(p, size / 4, 0xc00),
+	      "concurrent: the CPU reads all 8 MiB");
+	munmap(raw, size + SZ_2M);
+	close(bed);
+	close(kfd);
+	return fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -1192,6 +1291,8 @@ int main(int argc, char **argv)
 		return policy_test();
 	if (argc > 1 && !strcmp(argv[1], "retune"))
 		return retune_test();
+	if (argc > 1 && !strcmp(argv[1], "concurrent"))
+		return concurrent_test();
 	if (argc > 1 && !strcmp(argv[1], "attach"))
 		return attach_test(argc > 2 && !strcmp(argv[2], "late"));
 	if (argc > 1 && !strcmp(argv[1], "hive"))
