@@ -51,6 +51,9 @@ run:
 bench:
 	tools/bench/run
 
+stress: modules selftests
+	tools/stress
+
 # User-space pieces (the modules are installed by DKMS or modules_install).
 PREFIX ?= /usr/local
 install:
@@ -79,9 +82,10 @@ help:
 	@echo '  dkms-test          dkms add/build/install/remove, in private trees'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
 	@echo '  bench              time and bytes moved per workload and policy, and KFD fault throughput by window, in the test VM'
+	@echo '  stress             the seeded fuzzer, long, in several processes on four small emulated GPUs (STRESS_OPS, STRESS_PROCS, STRESS_SEED)'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run bench install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench stress install install-headers clean help

@@ -3,14 +3,15 @@
  * svmtune core: /dev/svmtune and its ioctl dispatcher.
  *
  * The device node is world-readable and writable (0666) on purpose: any
- * process may query svmtune and, as the policy ioctls land, set policy on
- * its own address space. Ioctls that change global state check
- * CAP_SYS_ADMIN themselves.
+ * process may query svmtune and set policy on its own address space, and
+ * on another process's only where it could ptrace it (svmtune_may_act_on()).
+ * No ioctl changes global state: the global knobs are in sysfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -18,6 +19,8 @@
 #include <linux/mmap_lock.h>
 #include <linux/module.h>
 #include <linux/pid.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/mm.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -44,7 +47,8 @@ static long svmtune_ioctl_version(struct file *file, void *data)
 {
 	struct svmtune_version *ver = data;
 
-	if (ver->flags || memchr_inv(ver->reserved, 0, sizeof(ver->reserved)))
+	if (ver->flags || ver->major || ver->minor || ver->patch ||
+	    ver->features || memchr_inv(ver->reserved, 0, sizeof(ver->reserved)))
 		return -EINVAL;
 
 	ver->major = SVMTUNE_VERSION_MAJOR;
@@ -55,15 +59,51 @@ static long svmtune_ioctl_version(struct file *file, void *data)
 }
 
 /*
+ * May the caller act on @task, whose address space is @mm? The test
+ * ptrace_may_access() makes in PTRACE_MODE_READ_FSCREDS or
+ * PTRACE_MODE_ATTACH_FSCREDS (process_madvise() and /proc/PID/mem make
+ * it): the caller's filesystem uid and gid match the target's real,
+ * effective and saved ids and the target is dumpable, or the caller has
+ * CAP_SYS_PTRACE over the target. So a user may tune its own processes
+ * and children, not another user's, and root needs CAP_SYS_PTRACE. What a
+ * module cannot do is run the LSM hook (security_ptrace_access_check()):
+ * neither it nor ptrace_may_access() nor mm_access() is exported, so Yama
+ * and SELinux ptrace rules do not apply here.
+ */
+static bool svmtune_may_act_on(struct task_struct *task, struct mm_struct *mm)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	bool ok;
+
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = (uid_eq(cred->fsuid, tcred->euid) &&
+	      uid_eq(cred->fsuid, tcred->suid) &&
+	      uid_eq(cred->fsuid, tcred->uid) &&
+	      gid_eq(cred->fsgid, tcred->egid) &&
+	      gid_eq(cred->fsgid, tcred->sgid) &&
+	      gid_eq(cred->fsgid, tcred->gid)) ||
+	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (ok && get_dumpable(mm) != SUID_DUMP_USER)
+		ok = ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+	return ok;
+}
+
+/*
  * The address space a policy or stats ioctl is about: the caller's for
- * pid 0 or the caller's own pid; another process's only with
- * CAP_SYS_ADMIN. Returns it with its users referenced (mmput() it).
+ * pid 0 or the caller's own pid; another process's if the caller may act
+ * on it (svmtune_may_act_on()), checked under the target's
+ * exec_update_lock as mm_access() does, so an exec of a setuid program
+ * cannot slip in between. Returns it with its users referenced (mmput()
+ * it).
  */
 static struct mm_struct *svmtune_target_mm(u32 pid)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
 	struct pid *p;
+	int ret;
 
 	if (!pid)
 		return get_task_mm(current) ?: ERR_PTR(-EINVAL);
@@ -75,14 +115,20 @@ static struct mm_struct *svmtune_target_mm(u32 pid)
 	put_pid(p);
 	if (!task)
 		return ERR_PTR(-ESRCH);
-	mm = get_task_mm(task);
-	put_task_struct(task);
-	if (!mm)
-		return ERR_PTR(-EINVAL);	/* a kernel thread, or exiting */
-	if (mm != current->mm && !capable(CAP_SYS_ADMIN)) {
-		mmput(mm);
-		return ERR_PTR(-EPERM);
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret) {
+		put_task_struct(task);
+		return ERR_PTR(ret);
 	}
+	mm = get_task_mm(task);
+	if (!mm)
+		mm = ERR_PTR(-EINVAL);	/* a kernel thread, or exiting */
+	else if (mm != current->mm && !svmtune_may_act_on(task, mm)) {
+		mmput(mm);
+		mm = ERR_PTR(-EPERM);
+	}
+	up_read(&task->signal->exec_update_lock);
+	put_task_struct(task);
 	return mm;
 }
 
@@ -346,7 +392,7 @@ static long svmtune_ioctl_get_stats(struct file *file, void *data)
 
 	switch (arg->scope) {
 	case SVMTUNE_STATS_DEVICE:
-		if (arg->addr)
+		if (arg->addr || !arg->id || arg->id > SVMTUNE_LOC_MAX_DEVICE)
 			return -EINVAL;
 		ret = svmtune_device_counters(arg->id, counters);
 		break;

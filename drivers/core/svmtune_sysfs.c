@@ -30,6 +30,21 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute version_attr = __ATTR_RO(version);
 
+/*
+ * What every knob's store checks before parsing: the writer has
+ * CAP_SYS_ADMIN (the file mode alone does not stop a root process without
+ * it), and no NUL byte was written (sysfs hands over the bytes with a NUL
+ * after them: one inside would silently cut the value short).
+ */
+static int svmtune_knob_write_ok(const char *buf, size_t count)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * svmtune_parse_size_shift() - parse a power-of-two size knob
  * @buf: "<digits>[K|M|G]" with an optional trailing newline
@@ -95,8 +110,9 @@ static ssize_t granularity_store(struct kobject *kobj,
 	unsigned int shift;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	ret = svmtune_knob_write_ok(buf, count);
+	if (ret)
+		return ret;
 	ret = svmtune_parse_size_shift(buf, &shift);
 	if (ret)
 		return ret;
@@ -126,8 +142,9 @@ static ssize_t svmtune_store_adaptive_bound(const char *buf, size_t count,
 	unsigned int shift;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	ret = svmtune_knob_write_ok(buf, count);
+	if (ret)
+		return ret;
 	ret = svmtune_parse_size_shift(buf, &shift);
 	if (ret)
 		return ret;
@@ -169,8 +186,11 @@ static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	int ret;
+
+	ret = svmtune_knob_write_ok(buf, count);
+	if (ret)
+		return ret;
 	if (sysfs_streq(buf, "fixed"))
 		WRITE_ONCE(svmtune_adaptive, false);
 	else if (sysfs_streq(buf, "adaptive"))
@@ -196,10 +216,11 @@ static ssize_t thrashing_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t thrashing_store(struct kobject *kobj, struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
-	int mode;
+	int mode, ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	ret = svmtune_knob_write_ok(buf, count);
+	if (ret)
+		return ret;
 	mode = sysfs_match_string(svmtune_thrashing_names, buf);
 	if (mode < 0)
 		return -EINVAL;
@@ -237,9 +258,11 @@ static ssize_t svmtune_uint_store(struct kobject *kobj,
 {
 	struct svmtune_uint_knob *knob = container_of(attr, struct svmtune_uint_knob, attr);
 	unsigned int val;
+	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	ret = svmtune_knob_write_ok(buf, count);
+	if (ret)
+		return ret;
 	if (kstrtouint(buf, 10, &val) || val < knob->min || val > knob->max)
 		return -EINVAL;
 	WRITE_ONCE(*knob->val, val);

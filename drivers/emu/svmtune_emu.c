@@ -51,8 +51,6 @@
 #include <svmtune/ioctl.h>
 
 #define SVMTUNE_EMU_MAX_DEVICES	4
-/* How often one page may fault before an access gives up. */
-#define SVMTUNE_EMU_FAULT_RETRIES	16
 
 static unsigned int vram_mb = 64;
 static unsigned int ndevices = 1;
@@ -63,7 +61,7 @@ static int svmtune_emu_param_set(const char *val, const struct kernel_param *kp,
 	unsigned int v;
 	int ret;
 
-	ret = kstrtouint(val, 0, &v);
+	ret = kstrtouint(val, 10, &v);
 	if (ret)
 		return ret;
 	if (v < lo || v > hi)
@@ -490,9 +488,117 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 	return moved;
 }
 
+/**
+ * struct svmtune_emu_peer_fault - a device fault in progress, as seen by
+ *	the ->migrate_to_ram() of another emulated GPU
+ * @node: on svmtune_emu_peer_faults
+ * @task: the task serving the fault
+ * @edev: the faulting device
+ * @start: the engine's window for the fault
+ * @end: its end
+ * @bridged: pages other devices moved to system memory for this fault
+ *
+ * Device B's fault on a page in device A's memory reaches A through
+ * hmm_range_fault(), which calls A's ->migrate_to_ram() in B's task: for A
+ * it looks like a CPU fault. With this record A knows better: it moves
+ * B's window (not a CPU-fault window of its own choosing) to system
+ * memory, does not ask the engine or count a CPU fault, and tells B how
+ * many pages came, so B can migrate them on to its own memory. Device
+ * private memory cannot be copied between devices directly; real GPUs
+ * without a peer link bridge through system memory the same way (KFD does
+ * for GPUs outside an xGMI hive).
+ */
+struct svmtune_emu_peer_fault {
+	struct list_head node;
+	struct task_struct *task;
+	struct svmtune_emu_device *edev;
+	unsigned long start;
+	unsigned long end;
+	unsigned long bridged;
+};
+
+/* Device faults in progress; few at a time (one per faulting task). */
+static LIST_HEAD(svmtune_emu_peer_faults);
+static DEFINE_SPINLOCK(svmtune_emu_peer_lock);
+
+static void svmtune_emu_peer_begin(struct svmtune_emu_peer_fault *pf,
+				   struct svmtune_emu_device *edev,
+				   unsigned long start, unsigned long end)
+{
+	pf->task = current;
+	pf->edev = edev;
+	pf->start = start;
+	pf->end = end;
+	pf->bridged = 0;
+	spin_lock(&svmtune_emu_peer_lock);
+	list_add(&pf->node, &svmtune_emu_peer_faults);
+	spin_unlock(&svmtune_emu_peer_lock);
+}
+
+static void svmtune_emu_peer_end(struct svmtune_emu_peer_fault *pf)
+{
+	spin_lock(&svmtune_emu_peer_lock);
+	list_del(&pf->node);
+	spin_unlock(&svmtune_emu_peer_lock);
+}
+
+/*
+ * The fault another device's task is serving, if this ->migrate_to_ram()
+ * runs inside one. Only that task touches the record (and removes it after
+ * hmm_range_fault() returns), so it stays valid for the caller.
+ */
+static struct svmtune_emu_peer_fault *
+svmtune_emu_peer_find(struct svmtune_emu_device *edev)
+{
+	struct svmtune_emu_peer_fault *pf, *found = NULL;
+
+	spin_lock(&svmtune_emu_peer_lock);
+	list_for_each_entry(pf, &svmtune_emu_peer_faults, node) {
+		if (pf->task == current) {
+			found = pf->edev != edev ? pf : NULL;
+			break;
+		}
+	}
+	spin_unlock(&svmtune_emu_peer_lock);
+	return found;
+}
+
+/*
+ * A device fault of another emulated GPU on a page in @edev's memory: move
+ * the part of that fault's window inside @vma to system memory, counted as
+ * pages this device gave back, not as a CPU fault.
+ */
+static vm_fault_t svmtune_emu_peer_fault(struct svmtune_emu_device *edev,
+					 struct vm_fault *vmf,
+					 struct svmtune_emu_peer_fault *pf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long start = max(pf->start, vma->vm_start);
+	unsigned long end = min(pf->end, vma->vm_end);
+	struct svmtune_result result = { 0 };
+	unsigned long waste = 0;
+	long moved;
+
+	if (vmf->address < start || vmf->address >= end) {
+		start = vmf->address & PAGE_MASK;
+		end = start + PAGE_SIZE;
+	}
+	moved = svmtune_emu_migrate_to_ram(edev, vma, start, end, vmf->address,
+					   vmf->page, &waste);
+	if (moved < 0)
+		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	pf->bridged += moved;
+	result.to_system = moved;
+	svmtune_account(&edev->core, vma->vm_mm, NULL, NULL, &result);
+	if (waste)
+		svmtune_account_waste(&edev->core, vma->vm_mm, start, waste);
+	return 0;
+}
+
 static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 {
 	struct svmtune_emu_device *edev = svmtune_emu_page_device(vmf->page);
+	struct svmtune_emu_peer_fault *pf = svmtune_emu_peer_find(edev);
 	struct vm_area_struct *vma = vmf->vma;
 	struct svmtune_fault fault = {
 		.type = SVMTUNE_FAULT_CPU,
@@ -506,6 +612,8 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 	unsigned long waste = 0;
 	long moved;
 
+	if (pf)
+		return svmtune_emu_peer_fault(edev, vmf, pf);
 	svmtune_decide(&edev->core, vma->vm_mm, &fault, &d);
 	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
 					   vmf->address, vmf->page, &waste);
@@ -605,11 +713,12 @@ static int svmtune_emu_break_cow(struct svmtune_emu_ctx *ctx, unsigned long addr
  * Otherwise (a remote mapping) only the page at @fault_addr is faulted in
  * (for write if @write) and the others map if present, so a remote 4 KiB
  * read in a 2 MiB window neither populates nor dirties 511 more pages of
- * system memory. Pages in this device's VRAM map locally, others remotely. Counts in @retries the walks that started over because pages
+ * system memory. Pages in this device's VRAM map locally, others
+ * remotely. Counts in @retries the walks that started over because pages
  * of the window changed. Returns how many pages were mapped remotely, or
- * an error:
- * -EBUSY when the pages kept changing for HMM_RANGE_DEFAULT_TIMEOUT,
- * -EINTR on a fatal signal.
+ * an error: -EBUSY when the pages kept changing for
+ * HMM_RANGE_DEFAULT_TIMEOUT (the access faults again, with a new
+ * decision), -EINTR on a fatal signal.
  */
 static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			    unsigned long end, unsigned long fault_addr,
@@ -624,9 +733,10 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	/*
 	 * Two walks under one notifier sequence: the faulting page alone,
 	 * faulted in; then the window, faulting nothing, for the result. When
-	 * populating, one walk faults the whole window in and is the result. (One walk with per-page fault flags would
-	 * not do: hmm_range_fault() faults a whole hole from the first page
-	 * that needs it to the hole's end.)
+	 * populating, one walk faults the whole window in and is the result.
+	 * (One walk with per-page fault flags would not do: hmm_range_fault()
+	 * faults a whole hole from the first page that needs it to the
+	 * hole's end.)
 	 */
 	struct hmm_range one = {
 		.notifier = &ctx->notifier,
@@ -754,8 +864,10 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 		.addr = addr,
 		.write = write,
 	};
+	struct svmtune_emu_peer_fault pf;
 	struct vm_area_struct *vma;
 	struct svmtune_decision d;
+	bool here;
 	long ret;
 
 	mmap_read_lock(ctx->mm);
@@ -767,7 +879,8 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	fault.lo = vma->vm_start;
 	fault.hi = vma->vm_end;
 	svmtune_decide(&edev->core, ctx->mm, &fault, &d);
-	if (d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id) {
+	here = d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id;
+	if (here) {
 		ret = svmtune_emu_migrate_to_vram(edev, vma, d.start, d.end,
 						  &result.fallback);
 		if (ret > 0)
@@ -775,9 +888,36 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	}
 	mmap_read_unlock(ctx->mm);
 
-	ret = svmtune_emu_map(ctx, d.start, d.end, addr, write,
-			      d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id,
+	/*
+	 * Pages of the window in another device's memory were not migrated
+	 * (migrate_vma selects only system memory and this device's own);
+	 * the map's walk brings them to system memory through the other
+	 * device (svmtune_emu_peer_fault()), and they then move on here. A
+	 * remote mapping needs only the faulting page out of there.
+	 */
+	if (here)
+		svmtune_emu_peer_begin(&pf, edev, d.start, d.end);
+	else
+		svmtune_emu_peer_begin(&pf, edev, addr & PAGE_MASK,
+				       (addr & PAGE_MASK) + PAGE_SIZE);
+	ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
 			      d.granularity, &tally->retries);
+	if (ret >= 0 && here && pf.bridged) {
+		mmap_read_lock(ctx->mm);
+		vma = vma_lookup(ctx->mm, addr);
+		/* The VMA may have changed meanwhile: the window must fit it. */
+		if (vma && vma->vm_start <= d.start && d.end <= vma->vm_end)
+			ret = svmtune_emu_migrate_to_vram(edev, vma, d.start,
+							  d.end, &result.fallback);
+		else
+			ret = 0;
+		mmap_read_unlock(ctx->mm);
+		if (ret > 0)
+			result.to_device += ret;
+		ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
+				      d.granularity, &tally->retries);
+	}
+	svmtune_emu_peer_end(&pf);
 	if (ret >= 0)
 		result.remote = ret;
 	svmtune_account(&edev->core, ctx->mm, &fault, &d, &result);
@@ -860,7 +1000,7 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	struct svmtune_emu_tally tally = { 0 };
 	struct svmtune_emu_ctx *ctx;
 	bool write = arg->op == SVMTUNE_EMU_WRITE;
-	unsigned long addr, tries;
+	unsigned long addr;
 	void __user *uptr;
 	char *bounce;
 	long ret;
@@ -893,17 +1033,27 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 			ret = -EFAULT;
 			break;
 		}
-		for (tries = 0;; tries++) {
+		/*
+		 * Fault until the page stays mapped long enough to be touched,
+		 * as a GPU replays a fault: another thread migrating or
+		 * touching the same pages may take them away between the map
+		 * and the touch any number of times, and a map whose pages
+		 * kept changing for a second (-EBUSY) is tried again. Only a
+		 * fatal signal ends it; a real livelock shows as an access
+		 * that never returns.
+		 */
+		for (;;) {
 			ret = svmtune_emu_touch(ctx, addr, bounce, write);
 			if (ret != -EAGAIN)
 				break;
-			if (tries == SVMTUNE_EMU_FAULT_RETRIES) {
-				ret = -EBUSY;
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
 				break;
 			}
 			ret = svmtune_emu_gpu_fault(ctx, addr, write, &tally);
-			if (ret)
+			if (ret && ret != -EBUSY)
 				break;
+			cond_resched();
 		}
 		if (ret)
 			break;
@@ -1018,12 +1168,12 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 			.dev_private_owner = ctx->edev,
 		};
 
-		unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 		struct svmtune_emu_walk walk;
 
 		/*
 		 * Snapshot: no fault flags, so nothing is faulted in. Retried
-		 * while pages of this chunk change, within a bound, and never
+		 * while pages of this chunk change (a wall-clock bound would
+		 * fail on a slow or loaded machine, not on a bug), and never
 		 * past a fatal signal.
 		 */
 		svmtune_emu_walk_begin(ctx, &walk, range.start, range.end);
@@ -1032,10 +1182,7 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 				ret = -EINTR;
 				break;
 			}
-			if (time_after(jiffies, timeout)) {
-				ret = -EBUSY;
-				break;
-			}
+			cond_resched();
 			range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
 			mmap_read_lock(ctx->mm);
 			ret = hmm_range_fault(&range);

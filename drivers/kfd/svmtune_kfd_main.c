@@ -359,6 +359,9 @@ static ssize_t retry_filter_store(struct kobject *kobj,
 {
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	/* A NUL inside what was written would cut the word short. */
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
 	if (sysfs_streq(buf, "range"))
 		WRITE_ONCE(svmtune_kfd_filter_per_window, false);
 	else if (sysfs_streq(buf, "window") && SVMTUNE_KFD_HAS_WINDOW)

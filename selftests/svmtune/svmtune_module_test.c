@@ -13,6 +13,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <stdint.h>
@@ -200,6 +202,186 @@ TEST_F(module, preferred_other_device_maps_remote)
 	close(gpu1);
 	close(ctl);
 	ASSERT_EQ(0, unload_emu());
+}
+
+static int device_counters(int ctl, uint32_t id, struct svmtune_counters *c)
+{
+	struct svmtune_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_DEVICE;
+	st.id = id;
+	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &st))
+		return -errno;
+	*c = st.counters;
+	return 0;
+}
+
+/*
+ * GPU 1 faults on pages that live in GPU 0's memory. GPU 0's
+ * ->migrate_to_ram() runs inside GPU 1's fault: that is not a CPU fault of
+ * GPU 0, and the pages must end up in GPU 1's memory (through system
+ * memory, as GPUs without a peer link move them). Before the fix GPU 0
+ * counted a CPU fault and GPU 1 mapped the pages remotely in system
+ * memory, migrating none.
+ */
+TEST_F(module, device_fault_on_other_device_memory_moves_it_over)
+{
+	struct svmtune_counters c0, c0_after, c1, c1_after;
+	const unsigned long size = 2 << 20;
+	struct svmtune_emu_snapshot sn;
+	struct svmtune_emu_migrate m;
+	struct svmtune_emu_access a;
+	uint32_t id0, id1, *e;
+	int ctl, gpu0, gpu1;
+	char *buf, *data;
+	unsigned long i;
+
+	ASSERT_EQ(0, unload_emu());
+	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=2 vram_mb=16"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	ctl = open(SVMTUNE_DEV, O_RDWR);
+	gpu0 = open("/dev/svmtune_emu0", O_RDWR);
+	gpu1 = open("/dev/svmtune_emu1", O_RDWR);
+	ASSERT_GE(ctl, 0);
+	ASSERT_GE(gpu0, 0);
+	ASSERT_GE(gpu1, 0);
+	id0 = svmtune_device_id(ctl, "svmtune_emu0");
+	id1 = svmtune_device_id(ctl, "svmtune_emu1");
+	ASSERT_NE(0, id0);
+	ASSERT_NE(0, id1);
+
+	buf = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	buf = (char *)(((uintptr_t)buf + size - 1) & ~(size - 1));
+	madvise(buf, size, MADV_NOHUGEPAGE);
+	data = malloc(size);
+	e = calloc(size / 4096, sizeof(*e));
+	ASSERT_NE(NULL, data);
+	ASSERT_NE(NULL, e);
+	for (i = 0; i < size; i++)
+		buf[i] = (char)(i * 13 + 5);
+
+	memset(&m, 0, sizeof(m));
+	m.addr = (uintptr_t)buf;
+	m.size = size;
+	m.dest = SVMTUNE_EMU_TO_DEVICE;
+	ASSERT_EQ(0, ioctl(gpu0, SVMTUNE_EMU_IOC_MIGRATE, &m));
+	ASSERT_EQ(size / 4096, m.migrated);
+
+	ASSERT_EQ(0, device_counters(ctl, id0, &c0));
+	ASSERT_EQ(0, device_counters(ctl, id1, &c1));
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)buf;
+	a.size = size;
+	a.ptr = (uintptr_t)data;
+	a.op = SVMTUNE_EMU_READ;
+	ASSERT_EQ(0, ioctl(gpu1, SVMTUNE_EMU_IOC_ACCESS, &a));
+	ASSERT_EQ(0, device_counters(ctl, id0, &c0_after));
+	ASSERT_EQ(0, device_counters(ctl, id1, &c1_after));
+
+	for (i = 0; i < size; i++)
+		if (data[i] != (char)(i * 13 + 5))
+			break;
+	EXPECT_EQ(size, i) TH_LOG("byte %lu differs", i);
+	EXPECT_EQ(size / 4096, a.migrated);
+	EXPECT_EQ(0, a.remote);
+	EXPECT_EQ(c0.cpu_faults, c0_after.cpu_faults)
+	TH_LOG("GPU 1's fault was counted as a CPU fault of GPU 0");
+	EXPECT_EQ(c0.pages_to_system + size / 4096, c0_after.pages_to_system);
+	EXPECT_EQ(c1.pages_to_device + size / 4096, c1_after.pages_to_device);
+	EXPECT_EQ(c1.gpu_faults + 1, c1_after.gpu_faults);
+
+	/* All of it is in GPU 1's memory now, mapped there. */
+	memset(&sn, 0, sizeof(sn));
+	sn.addr = (uintptr_t)buf;
+	sn.size = size;
+	sn.ptr = (uintptr_t)e;
+	ASSERT_EQ(0, ioctl(gpu1, SVMTUNE_EMU_IOC_SNAPSHOT, &sn));
+	for (i = 0; i < size / 4096; i++)
+		if ((e[i] & (SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED |
+			     SVMTUNE_EMU_PAGE_REMOTE)) !=
+		    (SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED))
+			break;
+	EXPECT_EQ(size / 4096, i)
+	TH_LOG("page %lu: entry %#x", i, i < size / 4096 ? e[i] : 0);
+	/* And the CPU reads the same bytes back. */
+	for (i = 0; i < size; i++)
+		if (buf[i] != (char)(i * 13 + 5))
+			break;
+	EXPECT_EQ(size, i);
+
+	free(e);
+	free(data);
+	close(gpu0);
+	close(gpu1);
+	close(ctl);
+	ASSERT_EQ(0, unload_emu());
+}
+
+/*
+ * Four processes run the seeded fuzzer (svmtune_fuzz_test, next to this
+ * program) at once on four emulated GPUs of 4 MiB each: several processes
+ * on one device, several devices in one process, device memory exhausted
+ * by all of them (faults fall back to remote mappings), policy and knob
+ * changes racing GPU accesses. Every byte each one reads is checked
+ * against its shadow; then the GPUs must unload with nothing left behind.
+ */
+TEST_F(module, fuzzers_share_four_small_gpus)
+{
+	char exe[4096], cmd[4200], *slash;
+	int i, status, failed = 0;
+	unsigned long seed = time(NULL);
+	ssize_t n;
+	pid_t pid[4];
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	ASSERT_NE(NULL, slash);
+	snprintf(slash + 1, sizeof(exe) - (slash + 1 - exe),
+		 "svmtune_fuzz_test");
+	ASSERT_EQ(0, access(exe, X_OK)) TH_LOG("%s", exe);
+
+	ASSERT_EQ(0, unload_emu());
+	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=4 vram_mb=4"));
+	TH_LOG("seeds %lu to %lu", seed, seed + 3);
+	for (i = 0; i < 4; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (pid[i] == 0) {
+			char env[2][64], out[64];
+
+			snprintf(env[0], sizeof(env[0]),
+				 "SVMTUNE_FUZZ_SEED=%lu", seed + i);
+			snprintf(env[1], sizeof(env[1]), "SVMTUNE_FUZZ_OPS=%d",
+				 400);
+			snprintf(out, sizeof(out), "/tmp/fuzz-shared-%d.out",
+				 i);
+			putenv(env[0]);
+			putenv(env[1]);
+			if (!freopen(out, "w", stdout) || dup2(1, 2) < 0)
+				_exit(126);
+			execl(exe, exe, (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			failed++;
+			TH_LOG("fuzzer %d (seed %lu) ended with status %#x", i,
+			       seed + i, status);
+			snprintf(cmd, sizeof(cmd),
+				 "sed 's/^/# /' /tmp/fuzz-shared-%d.out", i);
+			if (system(cmd))
+				TH_LOG("no output");
+		}
+	}
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, unload_emu()) TH_LOG("delete_module: %s", strerror(errno));
 }
 
 /*

@@ -354,7 +354,7 @@ static uint32_t free_pid(void)
 	return 0;
 }
 
-TEST_F(policy, foreign_process_needs_cap_sys_admin)
+TEST_F(policy, foreign_process_needs_ptrace_access)
 {
 	struct svmtune_process_policy pp = { 0 };
 
@@ -362,7 +362,7 @@ TEST_F(policy, foreign_process_needs_cap_sys_admin)
 		SKIP(return, "needs root to switch to uid %d",
 			   UNPRIVILEGED_UID);
 	EXPECT_EQ(0, svmtune_run_unprivileged(set_policy_on_init));
-	/* Root may; a pid that does not exist is ESRCH. */
+	/* Root (CAP_SYS_PTRACE) may; a pid that does not exist is ESRCH. */
 	pp.pid = 1;
 	EXPECT_EQ(0, ioctl(self->fd, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
 	memset(&pp, 0, sizeof(pp));

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,7 +126,10 @@ svmtune_restore_thrash_knobs(const struct svmtune_saved_knobs *k)
 		svmtune_write_sysfs(svmtune_thrash_knobs[i], k->val[i]);
 }
 
-/* Run @fn in a child that dropped root; return the child's exit status. */
+/*
+ * Run @fn in a child that dropped root and every supplementary group;
+ * return the child's exit status.
+ */
 static inline int svmtune_run_unprivileged(int (*fn)(void))
 {
 	int status;
@@ -135,7 +139,8 @@ static inline int svmtune_run_unprivileged(int (*fn)(void))
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (setgid(UNPRIVILEGED_UID) || setuid(UNPRIVILEGED_UID))
+		if (setgroups(0, NULL) || setgid(UNPRIVILEGED_UID) ||
+		    setuid(UNPRIVILEGED_UID))
 			_exit(100);
 		_exit(fn());
 	}

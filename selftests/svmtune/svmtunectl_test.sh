@@ -46,7 +46,7 @@ check bad_usage_exits_2 sh -c "'$ctl' set $pid $stack; [ \$? = 2 ] &&
 	'$ctl' bogus; [ \$? = 2 ]"
 check kernel_refusal_exits_1 sh -c "'$ctl' set $pid $stack 4K granularity=2K; [ \$? = 1 ] &&
 	'$ctl' set $pid 0x1001 4K granularity=64K; [ \$? = 1 ]"
-check other_process_needs_cap_sys_admin sh -c "su -s /bin/sh -c \
+check other_users_process_refused sh -c "su -s /bin/sh -c \
 	\"'$ctl' set $pid $stack 4K granularity=64K\" nobody 2>&1 |
 	grep -q 'Operation not permitted'"
 check help_lists_every_command sh -c "'$ctl' help | grep -c '^  \(version\|devices\|stats\|get\|set\|defaults\|help\) ' | grep -qx 9"

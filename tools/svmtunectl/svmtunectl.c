@@ -37,7 +37,8 @@ static void print_help(FILE *out)
 		"  help                  this text\n"
 		"\n"
 		"Numbers may be decimal or 0x-hex; SIZE and granularity take K, M, G.\n"
-		"Another process than the caller's needs CAP_SYS_ADMIN.\n"
+		"Another process than the caller's: only one of the same user, or with\n"
+		"CAP_SYS_PTRACE (the access ptrace would need).\n"
 		"Exit status: 0 on success, 1 on error, 2 on bad usage.\n");
 }
 

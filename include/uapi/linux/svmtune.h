@@ -5,9 +5,9 @@
  * All ioctls go to /dev/svmtune. Each takes one struct whose size is encoded
  * in the command number; the kernel accepts structs that are older (shorter)
  * than its own by zero-filling the missing tail, and newer (longer) ones when
- * the unknown tail is all zero (otherwise -E2BIG). Every flags and reserved
- * field must be zero on input (otherwise -EINVAL). Unknown commands return
- * -ENOTTY. See Documentation/userspace-api/svmtune.rst.
+ * the unknown tail is all zero (otherwise -E2BIG). Every flags, reserved
+ * and output-only field must be zero on input (otherwise -EINVAL). Unknown
+ * commands return -ENOTTY. See Documentation/userspace-api/svmtune.rst.
  */
 #ifndef _UAPI_LINUX_SVMTUNE_H
 #define _UAPI_LINUX_SVMTUNE_H
@@ -84,7 +84,8 @@ struct svmtune_version {
  * @start: in: first byte of the range, page-aligned
  * @size: in: bytes, page-aligned, nonzero, within the user address space
  * @pid: in: process whose address space is meant; 0 is the caller. Any
- *	other process needs CAP_SYS_ADMIN.
+ *	other process only if the caller could ptrace it (same user and
+ *	dumpable, or CAP_SYS_PTRACE), otherwise -EPERM.
  * @flags: in: must be zero
  * @set: in (SET): SVMTUNE_POLICY_* bits of the fields to change; the other
  *	fields keep what each part of the range had. Must be nonzero.
@@ -131,7 +132,8 @@ struct svmtune_range_policy {
  * struct svmtune_process_policy - argument of
  *	%SVMTUNE_IOC_SET_PROCESS_POLICY and %SVMTUNE_IOC_GET_PROCESS_POLICY:
  *	the defaults of one process, used where no range policy is set
- * @pid: in: 0 is the caller; any other process needs CAP_SYS_ADMIN
+ * @pid: in: 0 is the caller; any other process as in
+ *	struct svmtune_range_policy
  * @flags: in: must be zero
  * @set: in (SET): SVMTUNE_POLICY_* bits of the fields to change, nonzero;
  *	in (GET): must be zero

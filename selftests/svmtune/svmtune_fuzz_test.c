@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A seeded fuzzer of the emulated GPUs and the policy engine, checked
+ * against a shadow copy of every byte.
+ *
+ * A process keeps a few anonymous regions and, for each, a shadow of what
+ * every byte must be. Random operations change the memory and the shadow
+ * together (CPU writes, GPU writes, MADV_DONTNEED, a new mapping) or move
+ * it without changing it (migrations both ways, policy and knob changes,
+ * mremap, mprotect, snapshots, fork), and every read, by the CPU or by a
+ * GPU, is compared with the shadow. A fork's child checks the parent's
+ * bytes through its own GPU context and writes its copy; the parent then
+ * checks that its own bytes did not change. A thread reads a region
+ * through a GPU while the main thread migrates it.
+ *
+ * The seed is printed and a run replays from it:
+ *   SVMTUNE_FUZZ_SEED=<n> SVMTUNE_FUZZ_OPS=<n> svmtune_fuzz_test
+ * At the end it prints the operations done, bytes verified, mismatches and
+ * a histogram of the errnos seen. Errors the operation documents (a GPU
+ * write to a read-only mapping) are expected; any other fails the run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/svmtune.h>
+#include <linux/svmtune_emu.h>
+
+#include "kselftest_harness.h"
+#include "svmtune_test_util.h"
+
+#define PAGE 4096UL
+#define NREGIONS 6
+#define MAX_DEVICES 4
+#define MAX_REGION (4UL << 20)
+#define MAX_GPU_SPAN (256UL << 10)
+
+struct region {
+	char *addr;
+	unsigned long size;
+	unsigned char *shadow;
+	bool readonly;
+};
+
+enum fuzz_op {
+	OP_CPU_WRITE,
+	OP_CPU_READ,
+	OP_GPU_WRITE,
+	OP_GPU_READ,
+	OP_MIGRATE,
+	OP_SNAPSHOT,
+	OP_POLICY,
+	OP_DONTNEED,
+	OP_REMAP,
+	OP_MREMAP,
+	OP_MPROTECT,
+	OP_FORK,
+	OP_THREAD,
+	OP_KNOB,
+	OP_NR,
+};
+
+static const char *const op_names[OP_NR] = {
+	"cpu_write", "cpu_read", "gpu_write", "gpu_read", "migrate",
+	"snapshot",  "policy",	 "dontneed",  "remap",	  "mremap",
+	"mprotect",  "fork",	 "thread",    "knob",
+};
+
+/* Relative frequency of each operation. */
+static const unsigned int op_weight[OP_NR] = {
+	[OP_CPU_WRITE] = 12, [OP_CPU_READ] = 12, [OP_GPU_WRITE] = 14,
+	[OP_GPU_READ] = 14,  [OP_MIGRATE] = 10,	 [OP_SNAPSHOT] = 4,
+	[OP_POLICY] = 8,     [OP_DONTNEED] = 3,	 [OP_REMAP] = 2,
+	[OP_MREMAP] = 3,     [OP_MPROTECT] = 3,	 [OP_FORK] = 2,
+	[OP_THREAD] = 2,     [OP_KNOB] = 3,
+};
+
+struct fuzz {
+	uint64_t rng;
+	int ctl;
+	int gpu[MAX_DEVICES];
+	__u32 gpu_id[MAX_DEVICES];
+	int ngpus;
+	struct region r[NREGIONS];
+	unsigned char *tmp;
+	unsigned long ops[OP_NR];
+	unsigned long long verified;
+	unsigned long mismatches;
+	unsigned long unexpected;
+	unsigned long errnos[256];
+	char knobs[3][64];
+};
+
+static uint64_t rnd(struct fuzz *f)
+{
+	/* xorshift64* */
+	f->rng ^= f->rng >> 12;
+	f->rng ^= f->rng << 25;
+	f->rng ^= f->rng >> 27;
+	return f->rng * 2685821657736338717ULL;
+}
+
+static unsigned long below(struct fuzz *f, unsigned long n)
+{
+	return n ? rnd(f) % n : 0;
+}
+
+static void fill_random(struct fuzz *f, unsigned char *p, unsigned long n)
+{
+	unsigned long i;
+	uint64_t v;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		v = rnd(f);
+		memcpy(p + i, &v, 8);
+	}
+	for (; i < n; i++)
+		p[i] = rnd(f);
+}
+
+static void note_errno(struct fuzz *f, int err, bool expected, const char *what)
+{
+	f->errnos[err & 0xff]++;
+	if (!expected) {
+		f->unexpected++;
+		fprintf(stderr, "# unexpected %s from %s\n", strerror(err),
+			what);
+	}
+}
+
+/* Compare @n bytes read from @r at @off with the shadow. */
+static void verify(struct fuzz *f, struct region *r, unsigned long off,
+		   const unsigned char *got, unsigned long n, const char *who)
+{
+	unsigned long i;
+
+	f->verified += n;
+	if (!memcmp(got, r->shadow + off, n))
+		return;
+	for (i = 0; i < n && got[i] == r->shadow[off + i]; i++)
+		;
+	f->mismatches++;
+	fprintf(stderr, "# MISMATCH (%s) at %p + %#lx: got %#x, want %#x\n",
+		who, r->addr, off + i, got[i], r->shadow[off + i]);
+}
+
+static int new_region(struct fuzz *f, struct region *r)
+{
+	r->size = (1 + below(f, MAX_REGION / PAGE)) * PAGE;
+	r->addr = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->addr == MAP_FAILED)
+		return -1;
+	r->shadow = malloc(r->size);
+	if (!r->shadow)
+		return -1;
+	r->readonly = false;
+	/* Some regions stay untouched (zero) until a GPU or CPU writes. */
+	if (below(f, 4)) {
+		fill_random(f, r->shadow, r->size);
+		memcpy(r->addr, r->shadow, r->size);
+	} else {
+		memset(r->shadow, 0, r->size);
+	}
+	return 0;
+}
+
+/* A random page-aligned span of @r, at most @max bytes. */
+static void pick_span(struct fuzz *f, struct region *r, unsigned long max,
+		      unsigned long *off, unsigned long *len)
+{
+	unsigned long pages = r->size / PAGE;
+	unsigned long n = 1 + below(f, (max < r->size ? max : r->size) / PAGE);
+
+	*off = below(f, pages - n + 1) * PAGE;
+	*len = n * PAGE;
+}
+
+static int gpu_access(int fd, void *addr, unsigned long len, void *buf,
+		      __u32 op)
+{
+	struct svmtune_emu_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)addr;
+	a.size = len;
+	a.ptr = (uintptr_t)buf;
+	a.op = op;
+	return ioctl(fd, SVMTUNE_EMU_IOC_ACCESS, &a) ? errno : 0;
+}
+
+static int gpu_migrate(int fd, void *addr, unsigned long len, __u32 dest)
+{
+	struct svmtune_emu_migrate m;
+
+	memset(&m, 0, sizeof(m));
+	m.addr = (uintptr_t)addr;
+	m.size = len;
+	m.dest = dest;
+	return ioctl(fd, SVMTUNE_EMU_IOC_MIGRATE, &m) ? errno : 0;
+}
+
+struct reader_arg {
+	struct fuzz *f;
+	struct region *r;
+	int fd;
+	int rounds;
+	unsigned char *buf;
+	unsigned long mismatches;
+	unsigned long long verified;
+	int err;
+};
+
+/* A second thread: GPU-read the whole region a few times and compare. */
+static void *gpu_reader(void *p)
+{
+	struct reader_arg *a = p;
+	unsigned long off, n;
+	int i, err;
+
+	for (i = 0; i < a->rounds; i++) {
+		for (off = 0; off < a->r->size; off += n) {
+			n = a->r->size - off < MAX_GPU_SPAN ? a->r->size - off :
+							      MAX_GPU_SPAN;
+			err = gpu_access(a->fd, a->r->addr + off, n, a->buf,
+					 SVMTUNE_EMU_READ);
+			if (err) {
+				a->err = err;
+				return NULL;
+			}
+			a->verified += n;
+			if (memcmp(a->buf, a->r->shadow + off, n))
+				a->mismatches++;
+		}
+	}
+	return NULL;
+}
+
+/* The child of a fork: check everything, through the CPU and a GPU. */
+static int fork_child(struct fuzz *f)
+{
+	unsigned long off, n, bad = 0;
+	int i, fd = -1;
+
+	if (f->ngpus) {
+		/* The parent's GPU files serve the parent's address space. */
+		char path[32];
+
+		snprintf(path, sizeof(path), "/dev/svmtune_emu%d",
+			 (int)below(f, f->ngpus));
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			return 10;
+	}
+	for (i = 0; i < NREGIONS; i++) {
+		struct region *r = &f->r[i];
+
+		if (memcmp(r->addr, r->shadow, r->size))
+			bad++;
+		for (off = 0; fd >= 0 && off < r->size; off += n) {
+			n = r->size - off < MAX_GPU_SPAN ? r->size - off :
+							   MAX_GPU_SPAN;
+			if (gpu_access(fd, r->addr + off, n, f->tmp,
+				       SVMTUNE_EMU_READ))
+				return 11;
+			if (memcmp(f->tmp, r->shadow + off, n))
+				bad++;
+		}
+		/* Write the child's copy, through the GPU where possible. */
+		if (!r->readonly) {
+			n = r->size < MAX_GPU_SPAN ? r->size : MAX_GPU_SPAN;
+			fill_random(f, f->tmp, n);
+			if (fd >= 0 && gpu_access(fd, r->addr, n, f->tmp,
+						  SVMTUNE_EMU_WRITE))
+				return 12;
+			if (fd < 0)
+				memcpy(r->addr, f->tmp, n);
+			if (memcmp(r->addr, f->tmp, n))
+				bad++;
+		}
+	}
+	return bad ? 1 : 0;
+}
+
+static void do_op(struct fuzz *f, enum fuzz_op op)
+{
+	struct region *r = &f->r[below(f, NREGIONS)];
+	int gi = f->ngpus ? (int)below(f, f->ngpus) : -1;
+	int gpu = gi >= 0 ? f->gpu[gi] : -1;
+	unsigned long off, len;
+	int err;
+
+	f->ops[op]++;
+	switch (op) {
+	case OP_CPU_WRITE:
+		if (r->readonly)
+			break;
+		/* Any bytes: unaligned, within one region. */
+		off = below(f, r->size);
+		len = 1 + below(f, r->size - off < MAX_GPU_SPAN ?
+					   r->size - off :
+					   MAX_GPU_SPAN);
+		fill_random(f, r->shadow + off, len);
+		memcpy(r->addr + off, r->shadow + off, len);
+		break;
+	case OP_CPU_READ:
+		pick_span(f, r, r->size, &off, &len);
+		verify(f, r, off, (unsigned char *)r->addr + off, len,
+		       "cpu read");
+		break;
+	case OP_GPU_WRITE:
+		if (gpu < 0)
+			break;
+		pick_span(f, r, MAX_GPU_SPAN, &off, &len);
+		fill_random(f, f->tmp, len);
+		err = gpu_access(gpu, r->addr + off, len, f->tmp,
+				 SVMTUNE_EMU_WRITE);
+		if (!err)
+			memcpy(r->shadow + off, f->tmp, len);
+		else
+			note_errno(f, err, err == EFAULT && r->readonly,
+				   "gpu write");
+		break;
+	case OP_GPU_READ:
+		if (gpu < 0)
+			break;
+		pick_span(f, r, MAX_GPU_SPAN, &off, &len);
+		err = gpu_access(gpu, r->addr + off, len, f->tmp,
+				 SVMTUNE_EMU_READ);
+		if (err)
+			note_errno(f, err, false, "gpu read");
+		else
+			verify(f, r, off, f->tmp, len, "gpu read");
+		break;
+	case OP_MIGRATE:
+		if (gpu < 0)
+			break;
+		pick_span(f, r, r->size, &off, &len);
+		err = gpu_migrate(gpu, r->addr + off, len,
+				  below(f, 2) ? SVMTUNE_EMU_TO_DEVICE :
+						SVMTUNE_EMU_TO_SYSTEM);
+		if (err)
+			note_errno(f, err, false, "migrate");
+		break;
+	case OP_SNAPSHOT: {
+		struct svmtune_emu_snapshot s;
+
+		if (gpu < 0)
+			break;
+		pick_span(f, r, MAX_GPU_SPAN, &off, &len);
+		memset(&s, 0, sizeof(s));
+		s.addr = (uintptr_t)r->addr + off;
+		s.size = len;
+		s.ptr = (uintptr_t)f->tmp;
+		if (ioctl(gpu, SVMTUNE_EMU_IOC_SNAPSHOT, &s))
+			note_errno(f, errno, false, "snapshot");
+		break;
+	}
+	case OP_POLICY: {
+		__u32 loc = below(f, 3) ? SVMTUNE_LOC_UNSET :
+					  SVMTUNE_LOC_SYSTEM;
+
+		if (f->ngpus && !below(f, 2))
+			loc = f->gpu_id[below(f, f->ngpus)];
+		pick_span(f, r, r->size, &off, &len);
+		err = svmtune_set_policy(f->ctl, r->addr + off, len,
+					 SVMTUNE_POLICY_ALL,
+					 below(f, 4) ? 12 + below(f, 10) : 0,
+					 loc, below(f, 4));
+		if (err)
+			note_errno(f, -err, false, "set policy");
+		break;
+	}
+	case OP_DONTNEED:
+		pick_span(f, r, r->size, &off, &len);
+		if (madvise(r->addr + off, len, MADV_DONTNEED))
+			note_errno(f, errno, false, "madvise");
+		else
+			memset(r->shadow + off, 0, len);
+		break;
+	case OP_REMAP:
+		munmap(r->addr, r->size);
+		free(r->shadow);
+		if (new_region(f, r))
+			note_errno(f, errno, false, "mmap");
+		break;
+	case OP_MREMAP: {
+		/* Move it elsewhere: to a fresh place of the same size. */
+		void *to = mmap(NULL, r->size, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *moved;
+
+		if (to == MAP_FAILED) {
+			note_errno(f, errno, false, "mmap");
+			break;
+		}
+		moved = mremap(r->addr, r->size, r->size,
+			       MREMAP_MAYMOVE | MREMAP_FIXED, to);
+		if (moved == MAP_FAILED) {
+			note_errno(f, errno, false, "mremap");
+			munmap(to, r->size);
+			break;
+		}
+		r->addr = moved;
+		break;
+	}
+	case OP_MPROTECT:
+		if (mprotect(r->addr, r->size,
+			     r->readonly ? PROT_READ | PROT_WRITE : PROT_READ))
+			note_errno(f, errno, false, "mprotect");
+		else
+			r->readonly = !r->readonly;
+		break;
+	case OP_FORK: {
+		int status;
+		pid_t pid;
+
+		pid = fork();
+		if (pid == 0)
+			_exit(fork_child(f));
+		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+			note_errno(f, errno, false, "fork");
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			f->mismatches++;
+			fprintf(stderr,
+				"# MISMATCH in the fork child: status %#x\n",
+				status);
+		}
+		/* The child's writes must not show in the parent. */
+		for (len = 0; len < NREGIONS; len++)
+			verify(f, &f->r[len], 0,
+			       (unsigned char *)f->r[len].addr, f->r[len].size,
+			       "after fork");
+		break;
+	}
+	case OP_THREAD: {
+		struct reader_arg a = { .f = f, .r = r, .fd = gpu, .rounds = 2 };
+		pthread_t t;
+		int i;
+
+		if (gpu < 0)
+			break;
+		a.buf = malloc(MAX_GPU_SPAN);
+		if (!a.buf || pthread_create(&t, NULL, gpu_reader, &a)) {
+			free(a.buf);
+			break;
+		}
+		/* Move the region around under the reader; change no byte. */
+		for (i = 0; i < 8; i++) {
+			pick_span(f, r, r->size, &off, &len);
+			err = gpu_migrate(f->gpu[below(f, f->ngpus)],
+					  r->addr + off, len,
+					  i % 2 ? SVMTUNE_EMU_TO_SYSTEM :
+						  SVMTUNE_EMU_TO_DEVICE);
+			if (err)
+				note_errno(f, err, false,
+					   "migrate under reader");
+			verify(f, r, off, (unsigned char *)r->addr + off, len,
+			       "cpu read under reader");
+		}
+		pthread_join(t, NULL);
+		if (a.err)
+			note_errno(f, a.err, false, "gpu read in thread");
+		f->verified += a.verified;
+		f->mismatches += a.mismatches;
+		free(a.buf);
+		break;
+	}
+	case OP_KNOB: {
+		static const char *const gran[] = { "4K", "64K", "256K", "2M" };
+		static const char *const pol[] = { "fixed", "adaptive" };
+		static const char *const thr[] = { "off", "detect", "remote" };
+
+		if (geteuid() != 0)
+			break;
+		switch (below(f, 3)) {
+		case 0:
+			err = svmtune_write_sysfs("granularity",
+						  gran[below(f, 4)]);
+			break;
+		case 1:
+			err = svmtune_write_sysfs("policy", pol[below(f, 2)]);
+			break;
+		default:
+			err = svmtune_write_sysfs("thrashing",
+						  thr[below(f, 3)]);
+			break;
+		}
+		if (err)
+			note_errno(f, -err, false, "knob write");
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static enum fuzz_op pick_op(struct fuzz *f)
+{
+	unsigned int total = 0, i, x;
+
+	for (i = 0; i < OP_NR; i++)
+		total += op_weight[i];
+	x = below(f, total);
+	for (i = 0; i < OP_NR; i++) {
+		if (x < op_weight[i])
+			return i;
+		x -= op_weight[i];
+	}
+	return OP_CPU_READ;
+}
+
+static unsigned long env_ulong(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 0) : def;
+}
+
+static const char *const saved_knobs[] = { "granularity", "policy",
+					   "thrashing" };
+
+TEST(seeded_mix_against_shadow)
+{
+	unsigned long nops = env_ulong("SVMTUNE_FUZZ_OPS", 1500), i, done;
+	struct fuzz *f = calloc(1, sizeof(*f));
+	uint64_t seed;
+	char path[32];
+	int d, err;
+
+	ASSERT_NE(NULL, f);
+	seed = env_ulong("SVMTUNE_FUZZ_SEED", 0);
+	if (!seed)
+		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	f->rng = seed ? seed : 1;
+	printf("# seed %llu (SVMTUNE_FUZZ_SEED=%llu SVMTUNE_FUZZ_OPS=%lu replays it)\n",
+	       (unsigned long long)seed, (unsigned long long)seed, nops);
+
+	f->ctl = open(SVMTUNE_DEV, O_RDWR);
+	ASSERT_LE(0, f->ctl);
+	for (d = 0; d < MAX_DEVICES; d++) {
+		snprintf(path, sizeof(path), "/dev/svmtune_emu%d", d);
+		f->gpu[f->ngpus] = open(path, O_RDWR);
+		if (f->gpu[f->ngpus] < 0)
+			break;
+		f->gpu_id[f->ngpus] = svmtune_device_id(f->ctl, path + 5);
+		ASSERT_NE(0, f->gpu_id[f->ngpus]);
+		f->ngpus++;
+	}
+	ASSERT_LT(0, f->ngpus) TH_LOG("no emulated GPU (/dev/svmtune_emu0)");
+	/* Big enough for a GPU span and for a whole region. */
+	f->tmp = malloc(MAX_REGION);
+	ASSERT_NE(NULL, f->tmp);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, svmtune_read_sysfs(saved_knobs[i], f->knobs[i],
+						sizeof(f->knobs[i])));
+	for (i = 0; i < NREGIONS; i++)
+		ASSERT_EQ(0, new_region(f, &f->r[i]));
+
+	for (done = 0; done < nops && !f->mismatches; done++)
+		do_op(f, pick_op(f));
+
+	/* Last, every byte of every region, by the CPU and by each GPU. */
+	for (i = 0; i < NREGIONS; i++) {
+		struct region *r = &f->r[i];
+		unsigned long off, n;
+
+		for (d = 0; d < f->ngpus; d++)
+			for (off = 0; off < r->size; off += n) {
+				n = r->size - off < MAX_GPU_SPAN ?
+					    r->size - off :
+					    MAX_GPU_SPAN;
+				err = gpu_access(f->gpu[d], r->addr + off, n,
+						 f->tmp, SVMTUNE_EMU_READ);
+				if (err)
+					note_errno(f, err, false,
+						   "final gpu read");
+				else
+					verify(f, r, off, f->tmp, n,
+					       "final gpu read");
+			}
+		verify(f, r, 0, (unsigned char *)r->addr, r->size,
+		       "final cpu read");
+	}
+	for (i = 0; i < 3; i++)
+		svmtune_write_sysfs(saved_knobs[i], f->knobs[i]);
+
+	printf("# %lu operations:", done);
+	for (i = 0; i < OP_NR; i++)
+		printf(" %s %lu", op_names[i], f->ops[i]);
+	printf("\n# %llu bytes verified, %lu mismatches, %lu unexpected errors\n",
+	       f->verified, f->mismatches, f->unexpected);
+	printf("# errnos:");
+	for (i = 0; i < 256; i++)
+		if (f->errnos[i])
+			printf(" %s %lu", strerror(i), f->errnos[i]);
+	printf("\n");
+	EXPECT_EQ(0, f->mismatches)
+	TH_LOG("seed %llu", (unsigned long long)seed);
+	EXPECT_EQ(0, f->unexpected)
+	TH_LOG("seed %llu", (unsigned long long)seed);
+}
+
+TEST_HARNESS_MAIN
