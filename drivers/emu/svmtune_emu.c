@@ -59,12 +59,9 @@ static int svmtune_emu_param_set(const char *val, const struct kernel_param *kp,
 				 unsigned int lo, unsigned int hi)
 {
 	unsigned int v;
-	int ret;
 
-	ret = kstrtouint(val, 10, &v);
-	if (ret)
-		return ret;
-	if (v < lo || v > hi)
+	/* Decimal only; anything else, overflow included, is EINVAL. */
+	if (kstrtouint(val, 10, &v) || v < lo || v > hi)
 		return -EINVAL;
 	*(unsigned int *)kp->arg = v;
 	return 0;

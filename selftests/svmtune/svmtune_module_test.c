@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,6 +146,59 @@ TEST_F(module, emu_parameters_validated)
 	memset(buf, 0, sizeof(buf));
 	EXPECT_LT(0, read(fd, buf, sizeof(buf) - 1));
 	EXPECT_STREQ("8\n", buf);
+	close(fd);
+	ASSERT_EQ(0, unload_emu());
+}
+
+/*
+ * The emulated GPU's parameters, given to finit_module() directly so the
+ * errno is seen: out of range, not decimal, overflowing, empty, missing.
+ * Every refused load leaves no device behind; a leading zero is decimal.
+ * (An unknown parameter is the kernel's business: it logs and ignores it.)
+ */
+TEST_F(module, emu_parameters_errno)
+{
+	static const struct {
+		const char *params;
+		int err;
+	} cases[] = {
+		{ "vram_mb=3", EINVAL },    { "vram_mb=1025", EINVAL },
+		{ "vram_mb=0x40", EINVAL }, { "vram_mb=-4", EINVAL },
+		{ "vram_mb=", EINVAL },	    { "vram_mb=4294967300", EINVAL },
+		{ "vram_mb=64M", EINVAL },  { "ndevices=0", EINVAL },
+		{ "ndevices=5", EINVAL },   { "ndevices=2.0", EINVAL },
+		{ "vram_mb", EINVAL },
+	};
+	char path[512], buf[32];
+	struct utsname u;
+	unsigned int i;
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(path, sizeof(path),
+		 "/lib/modules/%s/updates/svmtune/svmtune_emu.ko", u.release);
+	ASSERT_EQ(0, unload_emu());
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+		EXPECT_EQ(-1, syscall(SYS_finit_module, fd, cases[i].params, 0))
+		TH_LOG("%s was accepted", cases[i].params);
+		EXPECT_EQ(cases[i].err, errno)
+		TH_LOG("%s: %s", cases[i].params, strerror(errno));
+		close(fd);
+		EXPECT_EQ(-1, stat("/dev/svmtune_emu0", &st));
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "vram_mb=010", 0))
+	TH_LOG("%s", strerror(errno));
+	close(fd);
+	fd = open("/sys/module/svmtune_emu/parameters/vram_mb", O_RDONLY);
+	ASSERT_LE(0, fd);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_LT(0, read(fd, buf, sizeof(buf) - 1));
+	EXPECT_STREQ("10\n", buf);
 	close(fd);
 	ASSERT_EQ(0, unload_emu());
 }
