@@ -9,11 +9,13 @@
  * Each open file is a GPU context bound to the opener's address space, with
  * a device page table (an xarray indexed by virtual page number) kept
  * coherent by an mmu_interval_notifier over the whole address space.
- * Every invalidation erases the entries it covers, but only one that
- * overlaps a walk in flight (a map or a snapshot, listed in ctx->walks)
- * moves the notifier's sequence: an munmap or a migration elsewhere in the
- * process does not make every in-flight map start over, which under
- * steady CPU traffic would never end.
+ * Every invalidation erases the entries it covers and moves the notifier's
+ * sequence (so mmu_interval_read_begin() waits for one in progress), and
+ * marks the walks in flight it overlaps (a map or a snapshot, listed in
+ * ctx->walks). A map whose sequence moved starts over only if its own walk
+ * was marked: an munmap or a migration elsewhere in the process does not
+ * make every in-flight map start over, which under steady CPU traffic
+ * would never end.
  *
  * A GPU access to a page the table does not map is a device fault: the
  * engine decides the window and the action; the context migrates the window
@@ -144,14 +146,24 @@ struct svmtune_emu_ctx {
  * @node: in ctx->walks
  * @start: first address
  * @end: end (exclusive)
+ * @changed: an invalidation overlapping [@start, @end) began since the
+ *	walk last read the CPU page tables (under ctx->lock)
  *
- * An invalidation that overlaps a walk moves the notifier sequence, so the
- * walk's mmu_interval_read_retry() sees it and starts over.
+ * Every invalidation moves the notifier sequence, and marks the walks it
+ * overlaps: a walk whose sequence moved starts over only if it was marked.
+ * The sequence must move for every invalidation, not only for those that
+ * overlap a walk: mmu_interval_read_begin() waits for an invalidation in
+ * progress only if it moved the sequence, and a walk that began between an
+ * invalidation's callback and its page table change would otherwise read
+ * the old page table and map a page the invalidation was taking away (a
+ * page in VRAM being freed and reused for other data: the fuzzer saw the
+ * GPU read another page's bytes).
  */
 struct svmtune_emu_walk {
 	struct list_head node;
 	unsigned long start;
 	unsigned long end;
+	bool changed;
 };
 
 static void svmtune_emu_walk_begin(struct svmtune_emu_ctx *ctx,
@@ -160,6 +172,7 @@ static void svmtune_emu_walk_begin(struct svmtune_emu_ctx *ctx,
 {
 	walk->start = start;
 	walk->end = end;
+	walk->changed = false;
 	mutex_lock(&ctx->lock);
 	list_add(&walk->node, &ctx->walks);
 	mutex_unlock(&ctx->lock);
@@ -648,12 +661,10 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 		mutex_lock(&ctx->lock);
 	else if (!mutex_trylock(&ctx->lock))
 		return false;
-	list_for_each_entry(walk, &ctx->walks, node) {
-		if (walk->start < range->end && range->start < walk->end) {
-			mmu_interval_set_seq(mni, cur_seq);
-			break;
-		}
-	}
+	mmu_interval_set_seq(mni, cur_seq);
+	list_for_each_entry(walk, &ctx->walks, node)
+		if (walk->start < range->end && range->start < walk->end)
+			walk->changed = true;
 	xa_for_each_range(&ctx->pt, index, entry, range->start >> PAGE_SHIFT,
 			  (range->end - 1) >> PAGE_SHIFT)
 		xa_erase(&ctx->pt, index);
@@ -771,6 +782,9 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			ret = -EBUSY;
 			goto out_walk;
 		}
+		mutex_lock(&ctx->lock);
+		walk.changed = false;
+		mutex_unlock(&ctx->lock);
 		range.notifier_seq = mmu_interval_read_begin(&ctx->notifier);
 		one.notifier_seq = range.notifier_seq;
 		mmap_read_lock(ctx->mm);
@@ -780,7 +794,11 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			ret = hmm_range_fault(&range);
 		mmap_read_unlock(ctx->mm);
 		if (ret == -EBUSY) {
-			(*retries)++;
+			/* Counted only if pages of this window changed. */
+			mutex_lock(&ctx->lock);
+			if (walk.changed)
+				(*retries)++;
+			mutex_unlock(&ctx->lock);
 			continue;
 		}
 		if (ret)
@@ -798,7 +816,12 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			}
 		}
 		mutex_lock(&ctx->lock);
-		if (!mmu_interval_read_retry(&ctx->notifier, range.notifier_seq))
+		/*
+		 * Valid unless an invalidation of this window began since
+		 * read_begin (which waited for any already in progress).
+		 */
+		if (!mmu_interval_read_retry(&ctx->notifier, range.notifier_seq) ||
+		    !walk.changed)
 			break;
 		mutex_unlock(&ctx->lock);
 		(*retries)++;
