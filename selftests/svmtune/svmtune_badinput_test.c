@@ -1491,26 +1491,12 @@ FIXTURE_VARIANT(knob)
 	const char *after; /* what an accepted write reads back as */
 };
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 FIXTURE_SETUP(knob)
 {
 	snprintf(self->path, sizeof(self->path), SVMTUNE_SYSFS "/%s",
 		 variant->file);
-	ASSERT_EQ(0, read_file(self->path, self->saved, sizeof(self->saved)))
+	ASSERT_EQ(0, svmtune_read_file(self->path, self->saved,
+				       sizeof(self->saved)))
 	TH_LOG("%s", self->path);
 	self->restore = true;
 }
@@ -1558,7 +1544,7 @@ TEST_F(knob, write)
 	}
 	free(val);
 
-	ASSERT_EQ(0, read_file(self->path, now, sizeof(now)));
+	ASSERT_EQ(0, svmtune_read_file(self->path, now, sizeof(now)));
 	if (variant->err) {
 		EXPECT_EQ(-variant->err, n) TH_LOG("write returned %zd", n);
 		EXPECT_STREQ(self->saved, now);

@@ -1251,18 +1251,6 @@ TEST_F(emu, thrashing_slow_reversals_are_not_events)
 
 #define TRACEFS "/sys/kernel/tracing"
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 /* The svmtune trace events show each decision and what moved. */
 TEST_F(emu, tracepoints_show_decisions_and_results)
 {
@@ -1274,12 +1262,12 @@ TEST_F(emu, tracepoints_show_decisions_and_results)
 		SKIP(return, "no tracefs at " TRACEFS " or no svmtune events");
 	trace = calloc(1, 1 << 20);
 	ASSERT_NE(NULL, trace);
-	ASSERT_EQ(0, write_file(TRACEFS "/trace", ""));
-	ASSERT_EQ(0, write_file(TRACEFS "/events/svmtune/enable", "1"));
+	ASSERT_EQ(0, svmtune_write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, svmtune_write_file(TRACEFS "/events/svmtune/enable", "1"));
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + PAGE, PAGE, self->tmp,
 				SVMTUNE_EMU_READ, NULL));
 	self->buf[PAGE] = 1; /* the CPU takes the window back */
-	ASSERT_EQ(0, write_file(TRACEFS "/events/svmtune/enable", "0"));
+	ASSERT_EQ(0, svmtune_write_file(TRACEFS "/events/svmtune/enable", "0"));
 
 	fd = open(TRACEFS "/trace", O_RDONLY);
 	ASSERT_LE(0, fd);
@@ -1300,17 +1288,6 @@ TEST_F(emu, tracepoints_show_decisions_and_results)
 	EXPECT_NE(NULL, strstr(trace, want));
 	EXPECT_NE(NULL, strstr(trace, "pages: to_device=0 to_system=512"));
 	free(trace);
-}
-
-static uint64_t device_free_bytes(int ctl, __u32 id)
-{
-	struct svmtune_device_info di;
-
-	memset(&di, 0, sizeof(di));
-	di.id = id;
-	if (ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di))
-		return 0;
-	return di.mem_free_bytes;
 }
 
 /* Move 16 MiB to the GPU and back, reading it through the GPU, forever. */
@@ -1338,7 +1315,8 @@ static void churn(int fd)
  */
 TEST_F(emu, killed_mid_migration_frees_device_memory)
 {
-	uint64_t free_before = device_free_bytes(self->ctl, self->dev_id);
+	uint64_t free_before =
+		svmtune_device_free_bytes(self->ctl, self->dev_id);
 	int i, status;
 	pid_t pid;
 
@@ -1359,7 +1337,8 @@ TEST_F(emu, killed_mid_migration_frees_device_memory)
 		EXPECT_TRUE(WIFSIGNALED(status))
 		TH_LOG("churn %d exited %#x", i, status);
 	}
-	EXPECT_EQ(free_before, device_free_bytes(self->ctl, self->dev_id));
+	EXPECT_EQ(free_before,
+		  svmtune_device_free_bytes(self->ctl, self->dev_id));
 }
 
 static void *close_soon(void *arg)
@@ -1376,7 +1355,8 @@ static void *close_soon(void *arg)
  */
 TEST_F(emu, close_racing_ioctls)
 {
-	uint64_t free_before = device_free_bytes(self->ctl, self->dev_id);
+	uint64_t free_before =
+		svmtune_device_free_bytes(self->ctl, self->dev_id);
 	int i, status;
 	pid_t pid;
 
@@ -1412,7 +1392,8 @@ TEST_F(emu, close_racing_ioctls)
 		EXPECT_TRUE(WIFEXITED(status));
 		EXPECT_EQ(0, WEXITSTATUS(status));
 	}
-	EXPECT_EQ(free_before, device_free_bytes(self->ctl, self->dev_id));
+	EXPECT_EQ(free_before,
+		  svmtune_device_free_bytes(self->ctl, self->dev_id));
 }
 
 /*

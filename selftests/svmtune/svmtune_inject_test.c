@@ -32,18 +32,6 @@
 #define SIZE (4UL << 20)
 #define ROUNDS 300
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 /*
  * Set up @attr (failslab or fail_page_alloc) to fail @percent of the
  * allocations of tasks that asked for it, sleeping ones and order-0 pages
@@ -63,22 +51,22 @@ static int inject_setup(const char *attr, const char *percent)
 	for (i = 0; i < ARRAY_SIZE(common); i++) {
 		snprintf(path, sizeof(path), DEBUGFS "/%s/%s", attr,
 			 common[i][0]);
-		ret = write_file(path, common[i][1]);
+		ret = svmtune_write_file(path, common[i][1]);
 		if (ret)
 			return ret;
 	}
 	if (!strcmp(attr, "fail_page_alloc")) {
 		/* User pages are highmem-capable (GFP_HIGHUSER): include them. */
-		ret = write_file(DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
-				 "N");
+		ret = svmtune_write_file(
+			DEBUGFS "/fail_page_alloc/ignore-gfp-highmem", "N");
 		if (!ret)
-			ret = write_file(DEBUGFS "/fail_page_alloc/min-order",
-					 "0");
+			ret = svmtune_write_file(
+				DEBUGFS "/fail_page_alloc/min-order", "0");
 		if (ret)
 			return ret;
 	}
 	snprintf(path, sizeof(path), DEBUGFS "/%s/probability", attr);
-	return write_file(path, percent);
+	return svmtune_write_file(path, percent);
 }
 
 static void inject_off(const char *attr)
@@ -86,23 +74,12 @@ static void inject_off(const char *attr)
 	char path[128];
 
 	snprintf(path, sizeof(path), DEBUGFS "/%s/probability", attr);
-	write_file(path, "0");
+	svmtune_write_file(path, "0");
 }
 
 static unsigned char pattern(unsigned long i)
 {
 	return (unsigned char)(i * 31 + (i >> 12));
-}
-
-static __u64 emu_free_bytes(int ctl)
-{
-	struct svmtune_device_info di;
-
-	memset(&di, 0, sizeof(di));
-	di.id = svmtune_device_id(ctl, "svmtune_emu0");
-	if (!di.id || ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di))
-		return 0;
-	return di.mem_free_bytes;
 }
 
 /*
@@ -130,7 +107,7 @@ static int child(unsigned int seed)
 		buf[i] = pattern(i);
 	memset(out, 0, SIZE);
 	srand(seed);
-	if (write_file("/proc/self/make-it-fail", "1"))
+	if (svmtune_write_file("/proc/self/make-it-fail", "1"))
 		return 11;
 
 	for (r = 0; r < ROUNDS; r++) {
@@ -177,7 +154,7 @@ static int child(unsigned int seed)
 			return 21;
 		}
 	}
-	if (write_file("/proc/self/make-it-fail", "0"))
+	if (svmtune_write_file("/proc/self/make-it-fail", "0"))
 		return 12;
 	printf("# %d rounds: %lu succeeded, %lu ENOMEM, %lu EFAULT\n", ROUNDS,
 	       ok, errs[0], errs[1]);
@@ -214,14 +191,16 @@ static void run_injected(struct __test_metadata *_metadata, const char *attr,
 			   dir);
 	ctl = open(SVMTUNE_DEV, O_RDWR);
 	ASSERT_LE(0, ctl);
-	free_before = emu_free_bytes(ctl);
+	free_before = svmtune_device_free_bytes(
+		ctl, svmtune_device_id(ctl, "svmtune_emu0"));
 	ASSERT_LT(0, free_before);
 	/*
 	 * The kernel prints a stack trace for every allocation that fails
 	 * without __GFP_NOWARN; tools/testvm/run excuses those, and only
 	 * those, between these two lines.
 	 */
-	ASSERT_EQ(0, write_file("/dev/kmsg", "svmtune-fault-injection: on"));
+	ASSERT_EQ(0, svmtune_write_file("/dev/kmsg",
+					"svmtune-fault-injection: on"));
 	ASSERT_EQ(0, inject_setup(attr, percent));
 	fflush(stdout);
 	pid = fork();
@@ -230,11 +209,14 @@ static void run_injected(struct __test_metadata *_metadata, const char *attr,
 		_exit(child(getpid()));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	inject_off(attr);
-	ASSERT_EQ(0, write_file("/dev/kmsg", "svmtune-fault-injection: off"));
+	ASSERT_EQ(0, svmtune_write_file("/dev/kmsg",
+					"svmtune-fault-injection: off"));
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* The child's device pages are freed with its address space. */
-	EXPECT_EQ(free_before, emu_free_bytes(ctl));
+	EXPECT_EQ(free_before,
+		  svmtune_device_free_bytes(
+			  ctl, svmtune_device_id(ctl, "svmtune_emu0")));
 	close(ctl);
 }
 

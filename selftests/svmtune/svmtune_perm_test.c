@@ -387,19 +387,15 @@ TEST(emu_node_is_for_every_user)
 
 static __u64 emu_free_bytes(void)
 {
-	struct svmtune_device_info di;
 	int fd = open(SVMTUNE_DEV, O_RDWR);
-	__u32 id;
+	__u64 bytes;
 
 	if (fd < 0)
 		return 0;
-	id = svmtune_device_id(fd, "svmtune_emu0");
-	memset(&di, 0, sizeof(di));
-	di.id = id;
-	if (!id || ioctl(fd, SVMTUNE_IOC_GET_DEVICE, &di))
-		di.mem_free_bytes = 0;
+	bytes = svmtune_device_free_bytes(
+		fd, svmtune_device_id(fd, "svmtune_emu0"));
 	close(fd);
-	return di.mem_free_bytes;
+	return bytes;
 }
 
 /* As @uid, GPU-read 1 MiB of a pattern; 0 if the data came back. */

@@ -36,14 +36,25 @@
 #define SVMTUNE_SYSFS "/sys/kernel/svmtune"
 #define UNPRIVILEGED_UID 65534
 
-static inline int svmtune_read_sysfs(const char *name, char *buf, size_t len)
+/* Write @val to the file at @path (truncating it); 0 or -errno. */
+static inline int svmtune_write_file(const char *path, const char *val)
 {
-	char path[256];
+	int fd = open(path, O_WRONLY | O_TRUNC);
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), SVMTUNE_SYSFS "/%s", name);
-	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+/* Read at most @len - 1 bytes of the file at @path, NUL-terminated; 0 or -errno. */
+static inline int svmtune_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -52,6 +63,14 @@ static inline int svmtune_read_sysfs(const char *name, char *buf, size_t len)
 		return -errno;
 	buf[n] = '\0';
 	return 0;
+}
+
+static inline int svmtune_read_sysfs(const char *name, char *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SVMTUNE_SYSFS "/%s", name);
+	return svmtune_read_file(path, buf, len);
 }
 
 /* Write @val to a sysfs file; return 0 or -errno of the open or write. */
@@ -89,6 +108,18 @@ static inline __u32 svmtune_device_id(int ctl, const char *name)
 			return id;
 	}
 	return 0;
+}
+
+/* Free memory of device @id as GET_DEVICE reports it, or 0. */
+static inline __u64 svmtune_device_free_bytes(int ctl, __u32 id)
+{
+	struct svmtune_device_info di;
+
+	memset(&di, 0, sizeof(di));
+	di.id = id;
+	if (!id || ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di))
+		return 0;
+	return di.mem_free_bytes;
 }
 
 /* The thrashing knobs, saved and restored around tests that change them. */
