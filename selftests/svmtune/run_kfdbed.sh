@@ -6,7 +6,7 @@
 # amdgpu: kfd_testbed/) in the test VM, booted with --no-amdgpu --no-load.
 # Each phase loads the test bed with its parameters, runs kfdbed_test and
 # unloads it; one phase runs with svmtune_kfd attached. ftrace's function
-# profiler records which of KFD's functions ran, over all phases.
+# tracer records which of KFD's functions ran, over all phases.
 #
 # Prints one line per check: svmtune-test PASS|FAIL kfdbed:<phase>:<NN> <what>
 # and the coverage: kfd-coverage <file>: N of M functions ran.
@@ -44,7 +44,8 @@ load_bed() { # PHASE PARAMS...
 		fail "$phase:load" "insmod of the KFD test bed ($*) failed"
 		return 1
 	fi
-	"$cov" start || fail "$phase:coverage" "cannot start the function profiler"
+	"$cov" start "$dir/kfd_functions.txt" ||
+		fail "$phase:coverage" "cannot start the function tracer"
 }
 
 # svmtune's modules, whichever are loaded: the next phase starts from
