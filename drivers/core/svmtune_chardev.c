@@ -32,7 +32,8 @@
 /* Feature bits reported by SVMTUNE_IOC_VERSION. */
 #define SVMTUNE_FEATURES	(SVMTUNE_FEATURE_RANGE_POLICY | \
 				 SVMTUNE_FEATURE_STATS | \
-				 SVMTUNE_FEATURE_DEVICES)
+				 SVMTUNE_FEATURE_DEVICES | \
+				 SVMTUNE_FEATURE_PREFETCH)
 
 /* Room for the argument of any ioctl, as the running kernel knows it. */
 union svmtune_ioctl_arg {
@@ -250,7 +251,8 @@ static void svmtune_get_policy_fill(struct svmtune_range_policy *arg,
 	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
 	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
 	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
-			       eff.granularity : svmtune_policy_window(range);
+			       eff.granularity :
+			       svmtune_policy_window(smm, arg->start);
 	arg->eff_preferred_loc = eff.preferred_loc;
 	arg->eff_access = eff.access;
 }
@@ -374,6 +376,8 @@ void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out)
 	out->window_pages = counters[SVMTUNE_CNT_WINDOW_PAGES];
 	out->thrashing_events = counters[SVMTUNE_CNT_THRASHING_EVENTS];
 	out->thrashing_detected = counters[SVMTUNE_CNT_THRASHING_DETECTED];
+	out->prefetch_pages = counters[SVMTUNE_CNT_PREFETCH_PAGES];
+	out->prefetch_used = counters[SVMTUNE_CNT_PREFETCH_USED];
 }
 
 static long svmtune_ioctl_get_stats(struct file *file, void *data)

@@ -5,12 +5,14 @@
 #ifndef _SVMTUNE_INTERNAL_H
 #define _SVMTUNE_INTERNAL_H
 
+#include <linux/bitmap.h>
 #include <linux/hashtable.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/stringify.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 #include <linux/svmtune.h>
 #include <svmtune/backend.h>
 
@@ -34,8 +36,9 @@ struct svmtune_policy {
 };
 
 /**
- * struct svmtune_adaptive - adaptive granularity state of one range
- * @shift: the window size now, log2 bytes
+ * struct svmtune_adaptive - adaptive granularity state of one block
+ * @shift: the window size now, log2 bytes; 0 until the block's first
+ *	device fault (which starts it, or continues the block below)
  * @seq: consecutive faults that continued the previous window
  * @sparse: consecutive faults that did not
  * @next: end of the previous window; a fault there is sequential
@@ -79,7 +82,6 @@ struct svmtune_thrash {
  * @start: first byte, page-aligned
  * @end: end, page-aligned, > @start
  * @pol: the policy set on it (fields UNSET where nothing was set)
- * @ad: adaptive granularity state
  * @thrash: thrashing state
  * @counters: what happened in it, SVMTUNE_CNT_* order
  *
@@ -90,7 +92,6 @@ struct svmtune_range {
 	unsigned long start;
 	unsigned long end;
 	struct svmtune_policy pol;
-	struct svmtune_adaptive ad;
 	struct svmtune_thrash thrash;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 };
@@ -107,6 +108,9 @@ struct svmtune_range {
  * @defaults: the process-wide policy
  * @counters: what happened in the whole address space
  * @spare: a preallocated range for the split an unmap may need
+ * @blocks: struct svmtune_block by address >> %SVMTUNE_BLOCK_SHIFT. Looked
+ *	up, changed and erased under @lock; inserted without it (the
+ *	xarray's own lock orders inserts), see svmtune_block.c
  * @rcu: frees it once no hash lookup can see it
  */
 struct svmtune_mm {
@@ -119,7 +123,37 @@ struct svmtune_mm {
 	struct svmtune_policy defaults;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 	struct svmtune_range *spare;
+	struct xarray blocks;
 	struct rcu_head rcu;
+};
+
+/* The engine's unit of per-page state: an aligned 2 MiB block. */
+#define SVMTUNE_BLOCK_SHIFT	21
+#define SVMTUNE_BLOCK_SIZE	(1UL << SVMTUNE_BLOCK_SHIFT)
+#define SVMTUNE_BLOCK_PAGES	(SVMTUNE_BLOCK_SIZE >> PAGE_SHIFT)
+
+/**
+ * struct svmtune_block - what the engine knows of one aligned 2 MiB block
+ *	of an address space, made at its first device fault or residency
+ *	report
+ * @resident: pages the backends reported moved to device memory and not
+ *	back (a hint: an unmap clears it, nothing else the backends do not
+ *	report does)
+ * @prefetched: pages density prefetch moved to a device that the device
+ *	has not used yet
+ * @ad: adaptive granularity state
+ * @loc: the device holding the @resident pages; %SVMTUNE_LOC_UNSET when
+ *	none is, or when pages are on two devices (then density counts
+ *	nothing for either until they leave)
+ *
+ * Protected by the owning svmtune_mm's lock. About 0.3 byte per 4 KiB page
+ * of the block (checked at build time to stay under 2).
+ */
+struct svmtune_block {
+	DECLARE_BITMAP(resident, SVMTUNE_BLOCK_PAGES);
+	DECLARE_BITMAP(prefetched, SVMTUNE_BLOCK_PAGES);
+	struct svmtune_adaptive ad;
+	u32 loc;
 };
 
 /* svmtune_mm.c */
@@ -143,6 +177,20 @@ struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
 void svmtune_range_free(struct svmtune_range *range);
 void svmtune_mm_refill_spare(struct svmtune_mm *smm);
 
+/* svmtune_block.c */
+int svmtune_block_init(void);
+void svmtune_block_exit(void);
+struct svmtune_block *svmtune_block_find(struct svmtune_mm *smm,
+					 unsigned long addr);
+struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
+					 unsigned long addr, gfp_t gfp)
+	__acquires(&smm->lock);
+void svmtune_blocks_unmap(struct svmtune_mm *smm, unsigned long start,
+			  unsigned long end);
+void svmtune_blocks_free(struct svmtune_mm *smm);
+void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id);
+unsigned long svmtune_block_count(void);
+
 /* svmtune_policy.c */
 extern unsigned int svmtune_granularity;
 extern bool svmtune_adaptive;
@@ -161,15 +209,15 @@ extern unsigned int svmtune_thrashing;
 extern unsigned int svmtune_thrashing_threshold;
 extern unsigned int svmtune_thrashing_lapse_us;
 extern unsigned int svmtune_thrashing_pin_ms;
+extern unsigned int svmtune_prefetch_threshold;
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
-unsigned int svmtune_policy_window(const struct svmtune_range *range);
+unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr);
 void svmtune_mm_forget_device(u32 id);
 bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
 void svmtune_policy_effective(const struct svmtune_mm *smm,
 			      const struct svmtune_range *range,
 			      struct svmtune_policy *eff);
-void svmtune_adaptive_init(struct svmtune_adaptive *ad);
 
 /* svmtune_device.c */
 bool svmtune_device_live_locked(u32 id);

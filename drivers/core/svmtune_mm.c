@@ -8,8 +8,9 @@
  * and ->free_notifier frees it after an SRCU grace period.
  *
  * Policy ranges are non-overlapping [start, end) intervals in an rbtree
- * under svmtune_mm.lock, a spinlock, because munmap() removes them from an
- * mmu notifier that may not sleep. Nothing allocates under that lock:
+ * under svmtune_mm.lock, a spinlock, because munmap() removes them (and the
+ * per-block state of svmtune_block.c) from an mmu notifier that may not
+ * sleep. Nothing allocates under that lock:
  * callers preallocate, and the one split an unmap may need uses a spare
  * range kept for the purpose.
  */
@@ -176,7 +177,6 @@ static void svmtune_range_split(struct svmtune_mm *smm,
 	new->start = at;
 	new->end = range->end;
 	new->pol = range->pol;
-	new->ad = range->ad;
 	new->thrash = range->thrash;
 	memset(new->counters, 0, sizeof(new->counters));
 	range->end = at;
@@ -298,7 +298,6 @@ int svmtune_range_set(struct svmtune_mm *smm, unsigned long start,
 			gap->pol.granularity = SVMTUNE_GRANULARITY_UNSET;
 			gap->pol.access = SVMTUNE_ACCESS_UNSET;
 			gap->pol.preferred_loc = SVMTUNE_LOC_UNSET;
-			svmtune_adaptive_init(&gap->ad);
 			svmtune_policy_apply(&gap->pol, set, pol);
 			svmtune_range_insert(smm, gap);
 			addr = gap->end;
@@ -368,7 +367,6 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 	new->pol.granularity = SVMTUNE_GRANULARITY_UNSET;
 	new->pol.access = SVMTUNE_ACCESS_UNSET;
 	new->pol.preferred_loc = SVMTUNE_LOC_UNSET;
-	svmtune_adaptive_init(&new->ad);
 	svmtune_range_insert(smm, new);
 	*prealloc = NULL;
 	return new;
@@ -381,6 +379,7 @@ static void svmtune_range_unmap(struct svmtune_mm *smm, unsigned long start,
 	struct svmtune_range *range, *next, *freelist = NULL, *new;
 
 	spin_lock(&smm->lock);
+	svmtune_blocks_unmap(smm, start, end);
 	range = svmtune_range_next(smm, start);
 	while (range && range->start < end) {
 		next = svmtune_range_after(range);
@@ -469,6 +468,7 @@ static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
 	spin_lock_init(&smm->lock);
 	INIT_HLIST_NODE(&smm->hnode);
 	smm->ranges = RB_ROOT;
+	xa_init(&smm->blocks);
 	smm->mm = mm;
 	smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
 	return &smm->mn;
@@ -483,6 +483,7 @@ static void svmtune_mn_free(struct mmu_notifier *mn)
 		kmem_cache_free(svmtune_range_cache, range);
 	if (smm->spare)
 		kmem_cache_free(svmtune_range_cache, smm->spare);
+	svmtune_blocks_free(smm);
 	/* A lookup may still be walking past it in the hash bucket. */
 	kfree_rcu(smm, rcu);
 }
@@ -609,6 +610,7 @@ void svmtune_mm_forget_device(u32 id)
 		spin_lock(&smm->lock);
 		if (smm->defaults.preferred_loc == id)
 			smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
+		svmtune_blocks_forget_device(smm, id);
 		for (node = rb_first(&smm->ranges); node; node = rb_next(node)) {
 			range = rb_entry(node, struct svmtune_range, node);
 			if (range->pol.preferred_loc == id)
@@ -621,9 +623,18 @@ void svmtune_mm_forget_device(u32 id)
 
 int svmtune_mm_init(void)
 {
+	int ret;
+
+	ret = svmtune_block_init();
+	if (ret)
+		return ret;
 	/* Ranges are made on behalf of a process: charged to its memory cgroup. */
 	svmtune_range_cache = KMEM_CACHE(svmtune_range, SLAB_ACCOUNT);
-	return svmtune_range_cache ? 0 : -ENOMEM;
+	if (!svmtune_range_cache) {
+		svmtune_block_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -653,4 +664,5 @@ void svmtune_mm_exit(void)
 	}
 	mmu_notifier_synchronize();
 	kmem_cache_destroy(svmtune_range_cache);
+	svmtune_block_exit();
 }

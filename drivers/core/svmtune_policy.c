@@ -38,25 +38,28 @@ unsigned int svmtune_thrashing_pin_ms = 300;
 /* A range with no reversal for this long starts counting afresh. */
 #define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
 
+/* Density prefetch threshold, percent; 0 turns prefetch off. */
+unsigned int svmtune_prefetch_threshold;
+
 /*
- * Adaptive granularity: a range starts at SVMTUNE_ADAPTIVE_START (clamped
- * to the bounds). Two faults in a row at the end of the previous window
- * (sequential, dense access) double the window; two faults in a row
- * elsewhere (sparse access) halve it; a window of which at least half left
- * the device untouched (waste) halves it too.
+ * Adaptive granularity, per 2 MiB block: a block starts at
+ * SVMTUNE_ADAPTIVE_START (clamped to the bounds), or where the block below
+ * left off when its first fault continues that block's last window (a
+ * stream crossing blocks keeps its size). Two faults in a row at the end
+ * of the block's previous window (sequential, dense access) double the
+ * window; two faults in a row elsewhere in the block (sparse access) halve
+ * it; a window of which at least half left the device untouched (waste)
+ * halves it too. State per block, not per range, so that streams in
+ * different blocks of one range do not break each other's streaks.
  */
 #define SVMTUNE_ADAPTIVE_START	16
 #define SVMTUNE_ADAPTIVE_STREAK	2
 
-void svmtune_adaptive_init(struct svmtune_adaptive *ad)
+static unsigned int svmtune_adaptive_start(void)
 {
-	ad->shift = clamp_t(unsigned int, SVMTUNE_ADAPTIVE_START,
-			    READ_ONCE(svmtune_adaptive_min),
-			    READ_ONCE(svmtune_adaptive_max));
-	ad->seq = 0;
-	ad->sparse = 0;
-	ad->next = 0;
-	ad->last_window = 0;
+	return clamp_t(unsigned int, SVMTUNE_ADAPTIVE_START,
+		       READ_ONCE(svmtune_adaptive_min),
+		       READ_ONCE(svmtune_adaptive_max));
 }
 
 /**
@@ -106,25 +109,27 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 }
 
 /**
- * svmtune_policy_window() - the window a device fault in @range would use
- *	when no range, process or global fixed granularity applies
- * @range: the range, or NULL for an address no range covers yet
+ * svmtune_policy_window() - the window a device fault at an address would
+ *	use when no range, process or global fixed granularity applies
+ * @smm: the address space, its lock held; or NULL
+ * @addr: the address
  *
- * In adaptive mode, the range's current adaptive window (a new range starts
- * at 64 KiB within the adaptive bounds); otherwise the global
- * ``granularity`` knob. Caller holds the range's svmtune_mm.lock.
+ * In adaptive mode, the current adaptive window of @addr's block (a block
+ * with no fault yet starts at 64 KiB within the adaptive bounds);
+ * otherwise the global ``granularity`` knob.
  *
  * Return: log2 bytes.
  */
-unsigned int svmtune_policy_window(const struct svmtune_range *range)
+unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr)
 {
+	struct svmtune_block *blk;
+
 	if (!READ_ONCE(svmtune_adaptive))
 		return READ_ONCE(svmtune_granularity);
-	if (range)
-		return range->ad.shift;
-	return clamp_t(unsigned int, SVMTUNE_ADAPTIVE_START,
-		       READ_ONCE(svmtune_adaptive_min),
-		       READ_ONCE(svmtune_adaptive_max));
+	blk = smm ? svmtune_block_find(smm, addr) : NULL;
+	if (blk && blk->ad.shift)
+		return blk->ad.shift;
+	return svmtune_adaptive_start();
 }
 
 /*
@@ -206,12 +211,29 @@ void svmtune_explicit_policy(struct mm_struct *mm, unsigned long addr,
 }
 EXPORT_SYMBOL_GPL(svmtune_explicit_policy);
 
-static void svmtune_adaptive_fault(struct svmtune_adaptive *ad,
-				   unsigned long addr)
+/*
+ * A device fault at @addr in @blk, adaptive mode. A block's first fault
+ * takes over the state of the block below when it continues that block's
+ * last window.
+ */
+static void svmtune_adaptive_fault(struct svmtune_mm *smm,
+				   struct svmtune_block *blk, unsigned long addr)
 {
 	unsigned int lo = READ_ONCE(svmtune_adaptive_min);
 	unsigned int hi = READ_ONCE(svmtune_adaptive_max);
+	struct svmtune_adaptive *ad = &blk->ad;
 
+	if (!ad->shift) {
+		unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
+		struct svmtune_block *below = base ?
+			svmtune_block_find(smm, base - SVMTUNE_BLOCK_SIZE) : NULL;
+
+		if (below && below->ad.shift && below->ad.next == base &&
+		    addr >= base && addr < base + (1UL << below->ad.shift))
+			*ad = below->ad;
+		else
+			ad->shift = svmtune_adaptive_start();
+	}
 	if (ad->next && addr >= ad->next && addr < ad->next + (1UL << ad->shift)) {
 		ad->sparse = 0;
 		if (++ad->seq >= SVMTUNE_ADAPTIVE_STREAK) {
@@ -312,12 +334,91 @@ static void svmtune_thrash_record(struct svmtune_thrash *th, bool cpu,
 	}
 }
 
+/* Set bits of @map in [@first, @first + @n). */
+static unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
+				    unsigned int n)
+{
+	unsigned int i = first, end = first + n, w = 0;
+
+	while (i < end) {
+		if (!(i % BITS_PER_LONG) && end - i >= BITS_PER_LONG) {
+			w += hweight_long(map[i / BITS_PER_LONG]);
+			i += BITS_PER_LONG;
+		} else {
+			w += test_bit(i, map);
+			i++;
+		}
+	}
+	return w;
+}
+
+/*
+ * Density prefetch, after NVIDIA UVM's: a device fault's window grows to
+ * the largest aligned power-of-two region of its 2 MiB block, around the
+ * window, in which more than prefetch_threshold percent of the pages would
+ * be on the device once the window is there (pages already resident on
+ * it, except prefetched ones it has not used yet, which would otherwise
+ * feed prefetch with its own guesses; a device whose backend cannot see
+ * accesses, KFD's, counts them all). A stream fills a block in about
+ * five faults instead of 2 MiB / window; a sparse pattern (one page in
+ * sixteen) never reaches the threshold. The window stays within [@lo, @hi)
+ * (VMA and range). Called with the address space's lock held, for a device
+ * fault migrating to @devid whose window is smaller than a block.
+ *
+ * On hardware the trade is fault count against bytes: an MI300X GPU fault
+ * costs tens of microseconds of service plus KFD's 2 ms retry filter per
+ * range, while 2 MiB over PCIe 5 x16 takes about 40 us; a wrong prefetch
+ * costs the copy and device memory, a missing one a fault round trip.
+ */
+static void svmtune_prefetch(struct svmtune_block *blk,
+			     const struct svmtune_device *dev,
+			     unsigned long addr, unsigned long lo,
+			     unsigned long hi, struct svmtune_decision *d)
+{
+	unsigned int thr = READ_ONCE(svmtune_prefetch_threshold);
+	unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
+	unsigned int ws, we, order, first, n, best_first = 0, best_n = 0;
+	DECLARE_BITMAP(dense, SVMTUNE_BLOCK_PAGES);
+
+	if (!thr || d->start < base || d->end > base + SVMTUNE_BLOCK_SIZE ||
+	    d->end - d->start == SVMTUNE_BLOCK_SIZE)
+		return;
+	ws = (d->start - base) >> PAGE_SHIFT;
+	we = (d->end - base) >> PAGE_SHIFT;
+	if (blk->loc != dev->id)
+		bitmap_zero(dense, SVMTUNE_BLOCK_PAGES);
+	else if (dev->reports_use)
+		bitmap_andnot(dense, blk->resident, blk->prefetched,
+			      SVMTUNE_BLOCK_PAGES);
+	else
+		bitmap_copy(dense, blk->resident, SVMTUNE_BLOCK_PAGES);
+	bitmap_set(dense, ws, we - ws);
+
+	for (order = 1; (1U << order) <= SVMTUNE_BLOCK_PAGES; order++) {
+		n = 1U << order;
+		first = ALIGN_DOWN(ws, n);
+		/* Only regions that hold the whole window and more. */
+		if (first + n < we || n <= we - ws)
+			continue;
+		if (100 * svmtune_bits_in(dense, first, n) > thr * n) {
+			best_first = first;
+			best_n = n;
+		}
+	}
+	if (!best_n)
+		return;
+	d->start = max(lo, base + ((unsigned long)best_first << PAGE_SHIFT));
+	d->end = min(hi, base + ((unsigned long)(best_first + best_n) << PAGE_SHIFT));
+}
+
 /*
  * The decision for @fault given its address space's state (@smm, may be
- * NULL) and range (may be NULL), with @smm's lock held when it is given.
+ * NULL), range and block (each may be NULL), with @smm's lock held when it
+ * is given.
  */
 static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm,
 			      struct svmtune_range *range,
+			      struct svmtune_block *blk,
 			      const struct svmtune_fault *fault,
 			      struct svmtune_decision *decision)
 {
@@ -344,10 +445,10 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	svmtune_policy_effective(smm, range, &eff);
 	shift = eff.granularity;
 	if (shift == SVMTUNE_GRANULARITY_UNSET) {
-		if (READ_ONCE(svmtune_adaptive) && range && !fault->fixed) {
-			if (!cpu)
-				svmtune_adaptive_fault(&range->ad, addr);
-			shift = range->ad.shift;
+		if (READ_ONCE(svmtune_adaptive) && blk && !fault->fixed) {
+			if (!cpu || !blk->ad.shift)
+				svmtune_adaptive_fault(smm, blk, addr);
+			shift = blk->ad.shift;
 		} else {
 			shift = READ_ONCE(svmtune_granularity);
 		}
@@ -373,6 +474,8 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		decision->start = fault->lo;
 		decision->end = fault->hi;
 	}
+	decision->fault_start = decision->start;
+	decision->fault_end = decision->end;
 
 	if (cpu) {
 		decision->action = SVMTUNE_MIGRATE;
@@ -387,14 +490,17 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	} else {
 		decision->action = SVMTUNE_MIGRATE;
 		decision->dest = dev->id;
+		/* Never into pages that are going back and forth. */
+		if (blk && !fault->fixed && !(track && range->thrash.events))
+			svmtune_prefetch(blk, dev, addr, lo, hi, decision);
 	}
 
 	trace_svmtune_decide(dev, fault, decision, pinned);
 	if (track)
 		svmtune_thrash_record(&range->thrash, cpu, decision, now);
-	if (range && !cpu && !fault->fixed) {
-		range->ad.next = decision->end;
-		range->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
+	if (blk && blk->ad.shift && !cpu && !fault->fixed) {
+		blk->ad.next = decision->end;
+		blk->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
 	}
 }
 
@@ -404,25 +510,37 @@ static void svmtune_decide_gfp(struct svmtune_device *dev, struct mm_struct *mm,
 {
 	struct svmtune_range *range, *prealloc = NULL;
 	unsigned long addr = fault->addr & PAGE_MASK;
+	struct svmtune_block *blk;
 	struct svmtune_mm *smm;
 
 	smm = svmtune_mm_find(mm);
 	if (!smm) {
-		svmtune_decide_in(dev, NULL, NULL, fault, decision);
+		svmtune_decide_in(dev, NULL, NULL, NULL, fault, decision);
 		return;
 	}
 
-	spin_lock(&smm->lock);
+	/*
+	 * Device faults make the block (locked on return); without one, no
+	 * adaptive state or prefetch. A CPU fault makes none.
+	 */
+	if (fault->type == SVMTUNE_FAULT_DEVICE && !fault->fixed) {
+		blk = svmtune_block_lock(smm, addr, gfp);
+	} else {
+		spin_lock(&smm->lock);
+		blk = svmtune_block_find(smm, addr);
+	}
 	range = svmtune_range_find(smm, addr);
 	if (!range) {
-		/* Give the address a range of its own: adaptive state, counters. */
+		/* Give the address a range of its own: counters, thrashing state. */
 		spin_unlock(&smm->lock);
 		prealloc = svmtune_range_alloc(gfp);
 		spin_lock(&smm->lock);
 		range = svmtune_range_fill_gap(smm, addr, fault->lo, fault->hi,
 					       &prealloc);
+		/* An unmap may have freed it while the lock was dropped. */
+		blk = svmtune_block_find(smm, addr);
 	}
-	svmtune_decide_in(dev, smm, range, fault, decision);
+	svmtune_decide_in(dev, smm, range, blk, fault, decision);
 	spin_unlock(&smm->lock);
 	if (prealloc)
 		svmtune_range_free(prealloc);
@@ -523,7 +641,7 @@ EXPORT_SYMBOL_GPL(svmtune_account);
  * @addr: the first page's address
  * @npages: how many
  *
- * In adaptive mode, a range whose last window was at least half waste gets
+ * In adaptive mode, a block whose last window was at least half waste gets
  * a smaller window.
  */
 void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
@@ -531,6 +649,7 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 {
 	struct svmtune_mm *smm = mm ? svmtune_mm_find(mm) : NULL;
 	struct svmtune_range *range;
+	struct svmtune_block *blk;
 
 	atomic64_add(npages, &dev->counters[SVMTUNE_CNT_WASTE_PAGES]);
 	if (!smm)
@@ -538,13 +657,127 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 	spin_lock(&smm->lock);
 	smm->counters[SVMTUNE_CNT_WASTE_PAGES] += npages;
 	range = svmtune_range_find(smm, addr);
-	if (range) {
+	if (range)
 		range->counters[SVMTUNE_CNT_WASTE_PAGES] += npages;
-		if (READ_ONCE(svmtune_adaptive) && range->ad.last_window &&
-		    2 * npages >= range->ad.last_window &&
-		    range->ad.shift > READ_ONCE(svmtune_adaptive_min))
-			range->ad.shift--;
-	}
+	blk = svmtune_block_find(smm, addr);
+	if (blk && READ_ONCE(svmtune_adaptive) && blk->ad.last_window &&
+	    2 * npages >= blk->ad.last_window &&
+	    blk->ad.shift > READ_ONCE(svmtune_adaptive_min))
+		blk->ad.shift--;
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_waste);
+
+/**
+ * svmtune_note_resident() - record where pages went
+ * @dev: the device that moved them
+ * @mm: their address space; its users referenced by the caller
+ * @decision: the decision the move served, or NULL (an explicit migration,
+ *	a CPU fault, an eviction)
+ * @start: first byte of a run of pages that moved, page-aligned
+ * @end: its end
+ * @loc: where they are now: @dev's id, or %SVMTUNE_LOC_SYSTEM
+ *
+ * Backends report every run of pages that moved (or a span all of whose
+ * pages are now at @loc, when the backend cannot tell which moved), so
+ * that the engine's per-block state (density, prefetch accounting) follows
+ * the pages. Pages arriving on the device outside @decision's fault window
+ * (not already resident there) were prefetched: counted in
+ * ``prefetch_pages``. Never sleeps; a block that
+ * cannot be allocated without sleeping is not tracked.
+ */
+void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
+			   const struct svmtune_decision *decision,
+			   unsigned long start, unsigned long end, u32 loc)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	bool to_dev = loc != SVMTUNE_LOC_SYSTEM;
+	unsigned long addr, next;
+
+	if (!smm)
+		return;
+	for (addr = start; addr < end; addr = next) {
+		unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
+		unsigned int first, n, pf = 0;
+		struct svmtune_range *range;
+		struct svmtune_block *blk;
+
+		next = min(end, base + SVMTUNE_BLOCK_SIZE);
+		first = (addr - base) >> PAGE_SHIFT;
+		n = (next - addr) >> PAGE_SHIFT;
+		if (to_dev) {
+			blk = svmtune_block_lock(smm, addr, GFP_NOWAIT | __GFP_NOWARN);
+		} else {
+			spin_lock(&smm->lock);
+			blk = svmtune_block_find(smm, addr);
+		}
+		if (!blk) {
+			spin_unlock(&smm->lock);
+			continue;
+		}
+		if (!to_dev) {
+			bitmap_clear(blk->resident, first, n);
+			bitmap_clear(blk->prefetched, first, n);
+			if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
+				blk->loc = SVMTUNE_LOC_UNSET;
+			spin_unlock(&smm->lock);
+			continue;
+		}
+		if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
+			blk->loc = loc;
+		else if (blk->loc != loc)
+			blk->loc = SVMTUNE_LOC_UNSET;
+		if (decision) {
+			unsigned long a;
+
+			/* Arrivals outside the fault's own window. */
+			for (a = addr; a < next; a += PAGE_SIZE) {
+				unsigned int i = (a - base) >> PAGE_SHIFT;
+
+				if ((a >= decision->fault_start && a < decision->fault_end) ||
+				    test_bit(i, blk->resident))
+					continue;
+				set_bit(i, blk->prefetched);
+				pf++;
+			}
+		}
+		bitmap_set(blk->resident, first, n);
+		range = pf ? svmtune_range_find(smm, addr) : NULL;
+		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
+			      SVMTUNE_CNT_PREFETCH_PAGES, pf);
+		spin_unlock(&smm->lock);
+	}
+}
+EXPORT_SYMBOL_GPL(svmtune_note_resident);
+
+/**
+ * svmtune_note_device_use() - a device used a page it migrated, the first
+ *	time since it arrived
+ * @dev: the device
+ * @mm: the address space; its users referenced by the caller
+ * @addr: the page's address
+ *
+ * A prefetched page used this way counts in ``prefetch_used`` and stops
+ * being a guess. Never sleeps.
+ */
+void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
+			     unsigned long addr)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range;
+	struct svmtune_block *blk;
+	unsigned int idx;
+
+	if (!smm)
+		return;
+	idx = (addr & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
+	spin_lock(&smm->lock);
+	blk = svmtune_block_find(smm, addr);
+	if (blk && test_and_clear_bit(idx, blk->prefetched)) {
+		range = svmtune_range_find(smm, addr);
+		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
+			      SVMTUNE_CNT_PREFETCH_USED, 1);
+	}
+	spin_unlock(&smm->lock);
+}
+EXPORT_SYMBOL_GPL(svmtune_note_device_use);

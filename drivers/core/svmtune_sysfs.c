@@ -280,6 +280,21 @@ static ssize_t svmtune_uint_store(struct kobject *kobj,
 SVMTUNE_UINT_KNOB(thrashing_threshold, svmtune_thrashing_threshold, 1, 255);
 SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_thrashing_lapse_us, 1, USEC_PER_SEC);
 SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
+SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
+
+static ssize_t blocks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", svmtune_block_count());
+}
+static struct kobj_attribute blocks_attr = __ATTR_RO(blocks);
+
+static ssize_t block_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%zu\n", sizeof(struct svmtune_block));
+}
+static struct kobj_attribute block_bytes_attr = __ATTR_RO(block_bytes);
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
@@ -295,11 +310,13 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "bytes_to_device %llu\nbytes_to_system %llu\n"
 			  "remote_pages %llu\nwaste_pages %llu\n"
 			  "fallback_pages %llu\nwindow_pages %llu\n"
-			  "thrashing_events %llu\nthrashing_detected %llu\n",
+			  "thrashing_events %llu\nthrashing_detected %llu\n"
+			  "prefetch_pages %llu\nprefetch_used %llu\n",
 			  c.gpu_faults, c.cpu_faults, c.pages_to_device,
 			  c.pages_to_system, c.bytes_to_device, c.bytes_to_system,
 			  c.remote_pages, c.waste_pages, c.fallback_pages,
-			  c.window_pages, c.thrashing_events, c.thrashing_detected);
+			  c.window_pages, c.thrashing_events, c.thrashing_detected,
+			  c.prefetch_pages, c.prefetch_used);
 }
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
@@ -313,6 +330,9 @@ static struct attribute *svmtune_attrs[] = {
 	&thrashing_threshold_knob.attr.attr,
 	&thrashing_lapse_us_knob.attr.attr,
 	&thrashing_pin_ms_knob.attr.attr,
+	&prefetch_threshold_knob.attr.attr,
+	&blocks_attr.attr,
+	&block_bytes_attr.attr,
 	&stats_attr.attr,
 	NULL,
 };

@@ -323,6 +323,34 @@ static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
 }
 
 /*
+ * After migrate_vma_pages(): tell the engine which pages of @args moved
+ * (to @loc), run by run, for its per-block state. @d is the decision the
+ * migration served, NULL for any other.
+ */
+static void svmtune_emu_note_moved(struct svmtune_emu_device *edev,
+				   struct migrate_vma *args,
+				   const struct svmtune_decision *d, u32 loc)
+{
+	unsigned long i, first = 0;
+	bool in_run = false;
+
+	for (i = 0; i <= args->npages; i++) {
+		bool moved = i < args->npages &&
+			     (args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i];
+
+		if (moved && !in_run) {
+			first = i;
+			in_run = true;
+		} else if (!moved && in_run) {
+			svmtune_note_resident(&edev->core, args->vma->vm_mm, d,
+					      args->start + (first << PAGE_SHIFT),
+					      args->start + (i << PAGE_SHIFT), loc);
+			in_run = false;
+		}
+	}
+}
+
+/*
  * Collect [start, end) of @vma for migration (migrate_vma_setup()) with
  * src/dst arrays of its own; on success the caller finishes the migration
  * and kvfree()s args->src.
@@ -370,12 +398,14 @@ static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end
 }
 
 /*
- * Migrate the system pages of [start, end), one chunk, inside @vma to VRAM.
- * mmap_lock held. @fallback counts pages that could not get VRAM.
+ * Migrate the system pages of [start, end), one chunk, inside @vma to VRAM,
+ * for decision @d (NULL: an explicit migration). mmap_lock held.
+ * @fallback counts pages that could not get VRAM.
  */
 static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 					      struct vm_area_struct *vma,
 					      unsigned long start, unsigned long end,
+					      const struct svmtune_decision *d,
 					      unsigned long *fallback)
 {
 	struct migrate_vma args;
@@ -409,6 +439,7 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 	}
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
+	svmtune_emu_note_moved(edev, &args, d, edev->core.id);
 	/* VRAM pages whose migration failed are freed: not waste. */
 	for (i = 0; i < args.npages; i++)
 		if (args.dst[i] && !(args.src[i] & MIGRATE_PFN_MIGRATE))
@@ -419,10 +450,11 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 	return moved;
 }
 
-/* Migrate [start, end) to VRAM in chunks. mmap_lock held. */
+/* Migrate [start, end) to VRAM in chunks, for @d. mmap_lock held. */
 static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
 					struct vm_area_struct *vma,
 					unsigned long start, unsigned long end,
+					const struct svmtune_decision *d,
 					unsigned long *fallback)
 {
 	unsigned long addr, next;
@@ -431,7 +463,7 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
 	for (addr = start; addr < end; addr = next) {
 		next = svmtune_emu_chunk_end(addr, end);
 		ret = svmtune_emu_migrate_chunk_to_vram(edev, vma, addr, next,
-							fallback);
+							d, fallback);
 		if (ret < 0)
 			return moved ? moved : ret;
 		moved += ret;
@@ -460,6 +492,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 	ret = svmtune_emu_copy_to_system(&args, &moved);
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
+	svmtune_emu_note_moved(edev, &args, NULL, SVMTUNE_LOC_SYSTEM);
 	*waste += svmtune_emu_count_waste(&args);
 	migrate_vma_finalize(&args);
 	kvfree(args.src);
@@ -902,7 +935,7 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	here = d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id;
 	if (here) {
 		ret = svmtune_emu_migrate_to_vram(edev, vma, d.start, d.end,
-						  &result.fallback);
+						  &d, &result.fallback);
 		if (ret > 0)
 			result.to_device = ret;
 	}
@@ -928,7 +961,8 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 		/* The VMA may have changed meanwhile: the window must fit it. */
 		if (vma && vma->vm_start <= d.start && d.end <= vma->vm_end)
 			ret = svmtune_emu_migrate_to_vram(edev, vma, d.start,
-							  d.end, &result.fallback);
+							  d.end, &d,
+							  &result.fallback);
 		else
 			ret = 0;
 		mmap_read_unlock(ctx->mm);
@@ -951,12 +985,15 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 /*
  * Copy one page between the bounce buffer and the page the device page
  * table maps at @addr. Returns -EAGAIN when the page is not mapped (or not
- * writable for a write): a device fault.
+ * writable for a write): a device fault. The first touch of a page in this
+ * device's memory since it arrived is reported to the engine (what a
+ * GPU's access bit would tell).
  */
 static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 			     void *bounce, bool write)
 {
 	struct svmtune_emu_device *edev = ctx->edev;
+	bool first_use = false;
 	unsigned long pte;
 	struct page *page;
 	void *entry, *va;
@@ -970,7 +1007,8 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 	pte = xa_to_value(entry);
 	page = pfn_to_page(pte >> 16);
 	if (pte & PTE_LOCAL) {
-		set_bit(svmtune_emu_page_index(edev, page), edev->touched);
+		first_use = !test_and_set_bit(svmtune_emu_page_index(edev, page),
+					      edev->touched);
 		page = svmtune_emu_backing(page);
 	}
 	va = kmap_local_page(page);
@@ -980,6 +1018,8 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 		memcpy(bounce, va, PAGE_SIZE);
 	kunmap_local(va);
 	mutex_unlock(&ctx->lock);
+	if (first_use)
+		svmtune_note_device_use(&edev->core, ctx->mm, addr);
 	return 0;
 }
 
@@ -1128,7 +1168,7 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 		next = min(end, vma->vm_end);
 		if (arg->dest == SVMTUNE_EMU_TO_DEVICE) {
 			n = svmtune_emu_migrate_to_vram(edev, vma, addr, next,
-							&result.fallback);
+							NULL, &result.fallback);
 			if (n > 0)
 				result.to_device += n;
 		} else {
@@ -1479,6 +1519,7 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->core.name = edev->name;
 	edev->core.owner = THIS_MODULE;
 	edev->core.ops = &svmtune_emu_core_ops;
+	edev->core.reports_use = true;
 	ret = svmtune_device_register(&edev->core);
 	if (ret)
 		goto err_memunmap;

@@ -364,6 +364,9 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
  * @mm: the address space
  * @slot: the fault being handled, if any
  * @before: pages in VRAM before a migration
+ * @start: first page of the span a migration to system memory was given
+ *	(after a CPU fault's window was set)
+ * @last: its last page
  * @bridged: a migration to VRAM from another GPU's VRAM, which KFD makes
  *	through system memory: it moves every page of the range back to system
  *	memory (svm_migrate_vram_to_ram(), counted by its own hook), then the
@@ -376,6 +379,8 @@ struct svmtune_kfd_call {
 	struct mm_struct *mm;
 	struct svmtune_kfd_fault *slot;
 	u64 before;
+	unsigned long start;
+	unsigned long last;
 	bool bridged;
 	struct svmtune_kfd_fault own;	/* last: only fault hooks have it */
 };
@@ -584,6 +589,19 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 	svmtune_kfd_count(SVMTUNE_KFD_TO_VRAM_PAGES, moved);
 	if (slot && slot->decided && slot->fault.type == SVMTUNE_FAULT_DEVICE) {
 		slot->result.to_device += moved;
+#if SVMTUNE_KFD_HAS_WINDOW
+		/*
+		 * KFD moved the window's pages that were in system memory
+		 * (its VRAM count says how many, not which): the whole window
+		 * is in VRAM now, for the engine's per-block state (density
+		 * prefetch). 6.1 moves whole ranges and gets no such state.
+		 */
+		if (moved)
+			svmtune_note_resident(svmtune_kfd_dev, call->mm,
+					      &slot->decision, slot->decision.start,
+					      slot->decision.end,
+					      svmtune_kfd_dev->id);
+#endif
 		svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
 				&slot->decision, &slot->result);
 		memset(&slot->result, 0, sizeof(slot->result));
@@ -593,6 +611,20 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 
 #if SVMTUNE_KFD_HAS_WINDOW
 /* svm_migrate_vram_to_ram(), entry: a CPU fault takes the engine's window. */
+/*
+ * The window a CPU fault's migration of @prange takes: the engine's,
+ * clipped to the range, if it holds the faulting address.
+ */
+static bool svmtune_kfd_cpu_window(const struct svm_range *prange,
+				   const struct svmtune_kfd_fault *slot,
+				   struct svmtune_decision *d)
+{
+	*d = slot->decision;
+	d->start = max(d->start, prange->start << PAGE_SHIFT);
+	d->end = min(d->end, (prange->last + 1) << PAGE_SHIFT);
+	return d->start <= slot->fault.addr && d->end > slot->fault.addr;
+}
+
 static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
 				      struct pt_regs *regs)
 {
@@ -600,12 +632,7 @@ static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
 	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
 	struct svmtune_decision d;
 
-	if (!slot)
-		return;
-	d = slot->decision;
-	d.start = max(d.start, prange->start << PAGE_SHIFT);
-	d.end = min(d.end, (prange->last + 1) << PAGE_SHIFT);
-	if (d.start > slot->fault.addr || d.end <= slot->fault.addr)
+	if (!slot || !svmtune_kfd_cpu_window(prange, slot, &d))
 		return;
 	svmtune_kfd_set_window(regs, &d, SVMTUNE_KFD_TO_RAM_ARG_START,
 			       SVMTUNE_KFD_TO_RAM_ARG_LAST);
@@ -764,7 +791,23 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
+#if SVMTUNE_KFD_HAS_WINDOW
+	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
+	struct svmtune_decision d;
+
+	/* The span migrated, whichever of this and the ftrace hook ran first. */
+	if (slot && svmtune_kfd_cpu_window(prange, slot, &d)) {
+		call->start = d.start >> PAGE_SHIFT;
+		call->last = (d.end >> PAGE_SHIFT) - 1;
+	} else {
+		call->start = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_START);
+		call->last = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_LAST);
+	}
+#else
 	svmtune_kfd_cpu_decide(regs);
+#endif
 	return svmtune_kfd_migrate_entry(ri, regs, 1);
 }
 
@@ -780,6 +823,14 @@ static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 		moved = svmtune_kfd_moved(call->obj, call->before, false, false);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_CALLS, 1);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_PAGES, moved);
+#if SVMTUNE_KFD_HAS_WINDOW
+	/* What left VRAM: the span KFD was asked to migrate, as it began. */
+	if (moved)
+		svmtune_note_resident(svmtune_kfd_dev, call->mm, NULL,
+				      call->start << PAGE_SHIFT,
+				      (call->last + 1) << PAGE_SHIFT,
+				      SVMTUNE_LOC_SYSTEM);
+#endif
 	if (slot && slot->fault.type == SVMTUNE_FAULT_CPU) {
 		slot->result.to_system += moved;
 	} else if (moved) {

@@ -41,6 +41,8 @@ enum svmtune_counter {
 	SVMTUNE_CNT_WINDOW_PAGES,
 	SVMTUNE_CNT_THRASHING_EVENTS,
 	SVMTUNE_CNT_THRASHING_DETECTED,
+	SVMTUNE_CNT_PREFETCH_PAGES,
+	SVMTUNE_CNT_PREFETCH_USED,
 	SVMTUNE_NR_COUNTERS,
 };
 
@@ -49,6 +51,10 @@ enum svmtune_counter {
  * @name: set by the backend before registering; shown to user space
  * @owner: the backend module
  * @ops: backend callbacks
+ * @reports_use: set by the backend if it calls svmtune_note_device_use()
+ *	(it sees the device's first access to a page it migrated). Without
+ *	it, density prefetch cannot tell used prefetched pages from unused
+ *	ones and counts them all as on the device.
  * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
  * @counters: what happened on this device, updated by the engine
  * @node: on the engine's device list
@@ -57,6 +63,7 @@ struct svmtune_device {
 	const char *name;
 	struct module *owner;
 	const struct svmtune_device_ops *ops;
+	bool reports_use;
 	u32 id;
 	atomic64_t counters[SVMTUNE_NR_COUNTERS];
 	struct list_head node;
@@ -112,6 +119,10 @@ enum svmtune_action {
  * @dest: where the pages go: %SVMTUNE_LOC_SYSTEM or a device id
  * @start: first byte of the window, page-aligned, <= fault address
  * @end: end of the window, page-aligned, > fault address
+ * @fault_start: start of the part of the window the fault itself needs;
+ *	[@start, @end) is wider than [@fault_start, @fault_end) only when
+ *	density prefetch added pages around it
+ * @fault_end: its end
  * @granularity: log2 of the block size the window was cut from
  */
 struct svmtune_decision {
@@ -119,6 +130,8 @@ struct svmtune_decision {
 	u32 dest;
 	unsigned long start;
 	unsigned long end;
+	unsigned long fault_start;
+	unsigned long fault_end;
 	unsigned int granularity;
 };
 
@@ -150,6 +163,11 @@ void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 		     const struct svmtune_result *result);
 void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 			   unsigned long addr, unsigned long npages);
+void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
+			   const struct svmtune_decision *decision,
+			   unsigned long start, unsigned long end, u32 loc);
+void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
+			     unsigned long addr);
 unsigned int svmtune_default_granularity(struct mm_struct *mm);
 
 /**

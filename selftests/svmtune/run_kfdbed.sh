@@ -246,6 +246,19 @@ if load_bed concurrent num_gpus=1 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5b''''. Density prefetch on KFD's fault path: 64 KiB windows grow as a
+#         block fills (svmtune_kfd reports what KFD moved).
+if load_bed prefetch num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		"$test" prefetch >/tmp/kfdbed.out 2>&1
+		results prefetch /tmp/kfdbed.out $?
+	else
+		fail prefetch:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed prefetch
+	unload_svmtune
+fi
+
 # 5b''. A running process's existing KFD range retuned: the operator's
 #       granularity, the process's per-range granularity and location.
 if load_bed retune num_gpus=1 vram_mb=64; then

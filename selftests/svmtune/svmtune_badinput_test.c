@@ -770,7 +770,7 @@ FIXTURE_VARIANT_ADD(uapi, stats_reserved_1) {
 	I_STATS, H_NONE, EINVAL, { M(ST, reserved[1], V_NUM, ~0ULL) }
 };
 FIXTURE_VARIANT_ADD(uapi, stats_counters_reserved) {
-	I_STATS, H_NONE, EINVAL, { M(ST, counters.reserved[3], V_NUM, 1) }
+	I_STATS, H_NONE, EINVAL, { M(ST, counters.reserved[1], V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, device_reserved_0) {
 	I_DEVICE, H_NONE, EINVAL, { M(DI, reserved[0], V_NUM, 1) }
@@ -874,6 +874,12 @@ FIXTURE_VARIANT_ADD(uapi, stats_out_gpu_faults) {
 };
 FIXTURE_VARIANT_ADD(uapi, stats_out_thrashing_detected) {
 	I_STATS, H_NONE, EINVAL, { M(ST, counters.thrashing_detected, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_prefetch_pages) {
+	I_STATS, H_NONE, EINVAL, { M(ST, counters.prefetch_pages, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_prefetch_used) {
+	I_STATS, H_NONE, EINVAL, { M(ST, counters.prefetch_used, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, device_out_name_first) {
 	I_DEVICE, H_NONE, EINVAL, { M(DI, name[0], V_NUM, 'x') }
@@ -2067,6 +2073,79 @@ FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_fraction) {
 FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_leading_zero_is_decimal) {
 	"thrashing_pin_ms", "010", 0, false, 0, "10\n"
 };
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_empty_line) {
+	"prefetch_threshold", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_leading_space) {
+	"prefetch_threshold", " 7", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_leading_tab) {
+	"prefetch_threshold", "\t7", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_trailing_space) {
+	"prefetch_threshold", "7 ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_two_newlines) {
+	"prefetch_threshold", "7\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_embedded_nul) {
+	"prefetch_threshold", "7\0001", 3, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_trailing_nul) {
+	"prefetch_threshold", "7\0", 2, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_negative) {
+	"prefetch_threshold", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_a_page_of_digits) {
+	"prefetch_threshold", "1", PAGE - 1, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_longer_than_a_page) {
+	"prefetch_threshold", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_longer_than_a_page_of_spaces) {
+	"prefetch_threshold", " ", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_garbage) {
+	"prefetch_threshold", "\x01\xff", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_good_with_newline) {
+	"prefetch_threshold", "7\n", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_good_without_newline) {
+	"prefetch_threshold", "7", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_off) { "prefetch_threshold", "0", 0, false, 0, "0\n" };
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_max) {
+	"prefetch_threshold", "100", 0, false, 0, "100\n"
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_uvm_default) {
+	"prefetch_threshold", "51", 0, false, 0, "51\n"
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_above_max) {
+	"prefetch_threshold", "101", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_past_u32) {
+	"prefetch_threshold", "4294967296", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_hex) {
+	"prefetch_threshold", "0x10", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_exponent) {
+	"prefetch_threshold", "5e1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_percent_sign) {
+	"prefetch_threshold", "51%", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_fraction) {
+	"prefetch_threshold", "50.5", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_leading_zero_is_decimal) {
+	"prefetch_threshold", "010", 0, false, 0, "10\n"
+};
+/* The block-state gauges are read-only. */
+FIXTURE_VARIANT_ADD(knob, blocks_read_only) { "blocks", "0", 0, false, EACCES, NULL };
+FIXTURE_VARIANT_ADD(knob, block_bytes_read_only) { "block_bytes", "1", 0, false, EACCES, NULL };
 /* Read-only files cannot be opened for writing, not even by root. */
 FIXTURE_VARIANT_ADD(knob, version_read_only) { "version", "1", 0, false, EACCES, NULL };
 FIXTURE_VARIANT_ADD(knob, stats_read_only) { "stats", "0", 0, false, EACCES, NULL };

@@ -66,10 +66,9 @@ TEST_F(dev, version_reports_header_version)
 	EXPECT_EQ(0, ver.flags);
 	EXPECT_EQ(0, ver.reserved[0]);
 	EXPECT_EQ(0, ver.reserved[1]);
-	EXPECT_EQ(0, ver.features & ~(SVMTUNE_FEATURE_RANGE_POLICY |
-				      SVMTUNE_FEATURE_STATS |
-				      SVMTUNE_FEATURE_DEVICES));
-	EXPECT_TRUE(ver.features & SVMTUNE_FEATURE_RANGE_POLICY);
+	EXPECT_EQ(SVMTUNE_FEATURE_RANGE_POLICY | SVMTUNE_FEATURE_STATS |
+			  SVMTUNE_FEATURE_DEVICES | SVMTUNE_FEATURE_PREFETCH,
+		  ver.features);
 }
 
 TEST_F(dev, version_matches_sysfs)

@@ -158,7 +158,7 @@ FIXTURE_SETUP(emu)
 					sizeof(self->saved_gran)));
 	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->saved_policy,
 					sizeof(self->saved_policy)));
-	ASSERT_EQ(0, svmtune_save_thrash_knobs(&self->thrash));
+	ASSERT_EQ(0, svmtune_save_knobs(&self->thrash));
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
 }
@@ -169,7 +169,7 @@ FIXTURE_TEARDOWN(emu)
 		return;
 	svmtune_write_sysfs("granularity", self->saved_gran);
 	svmtune_write_sysfs("policy", self->saved_policy);
-	svmtune_restore_thrash_knobs(&self->thrash);
+	svmtune_restore_knobs(&self->thrash);
 	munmap(self->buf, self->size);
 	free(self->tmp);
 	free(self->snap);
@@ -736,6 +736,256 @@ TEST_F(emu, adaptive_stays_small_on_sparse_access)
 	}
 	/* Fixed 2 MiB would move the whole 8 MiB; adaptive moves far less. */
 	EXPECT_LT(total, self->size / PAGE / 4);
+}
+
+/*
+ * Reference data in @ref, copied into @buf by the CPU. Data
+ * the GPU read is checked against the reference: a CPU read of the buffer
+ * would take the page back from the device.
+ */
+static void fill_reference(char *buf, char *ref, unsigned long size,
+			   unsigned int seed)
+{
+	fill_pattern(ref, size, seed);
+	memcpy(buf, ref, size);
+}
+
+static void set_prefetch(struct __test_metadata *_metadata, const char *gran,
+			 const char *threshold)
+{
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", gran));
+	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", threshold));
+}
+
+/*
+ * Two streams, each in a 2 MiB block of its own within one range, read
+ * page by page in alternation. Adaptive state is per block, so each block
+ * sees a sequential stream and its window grows; with one cursor per range
+ * (what svmtune had before) every other fault lands elsewhere, which its
+ * rules take for sparse access: windows shrink to 4 KiB, 1024 faults.
+ */
+TEST_F(emu, adaptive_grows_on_two_interleaved_streams)
+{
+	char *a = self->buf, *b = self->buf + 4 * MIB;
+	struct svmtune_emu_access out;
+	unsigned long off, faults = 0, last_a = 0, last_b = 0;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	fill_reference(self->buf, self->tmp, self->size, 21);
+	for (off = 0; off < 2 * MIB; off += PAGE) {
+		ASSERT_EQ(0, gpu_access(self->fd, a + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		faults += out.faults;
+		if (out.faults)
+			last_a = out.migrated;
+		ASSERT_EQ(0, gpu_access(self->fd, b + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + 4 * MIB + off, PAGE));
+		faults += out.faults;
+		if (out.faults)
+			last_b = out.migrated;
+	}
+	/* 64 KiB windows throughout would take 64 faults. */
+	EXPECT_LT(faults, 64) TH_LOG("%lu faults", faults);
+	EXPECT_LT(16, last_a);
+	EXPECT_LT(16, last_b);
+	EXPECT_EQ(0, memcmp(self->tmp, self->buf, self->size));
+}
+
+/*
+ * A stream read page by page with 64 KiB windows: at 51 % density a 2 MiB
+ * block fills in 6 faults (windows of 64 KiB, then 128 KiB to 2 MiB as the
+ * block below the fault fills up): 416 of its 512 pages are prefetched.
+ * Without prefetch it takes 32 faults per block.
+ */
+TEST_F(emu, prefetch_fills_blocks_of_a_stream)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+	char *got = malloc(self->size);
+
+	ASSERT_NE(NULL, got);
+	fill_reference(self->buf, self->tmp, self->size, 22);
+	set_prefetch(_metadata, "64K", "0");
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 2 * MIB, got,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(32, out.faults);
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(0, c.prefetch_pages);
+
+	set_prefetch(_metadata, "64K", "51");
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, 6 * MIB,
+				got + 2 * MIB, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(3 * 6, out.faults);
+	EXPECT_EQ(3 * 512, out.migrated);
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(3 * 416, c.prefetch_pages);
+	/* The stream read every page it was given. */
+	EXPECT_EQ(3 * 416, c.prefetch_used);
+	EXPECT_EQ(0, memcmp(got, self->tmp, self->size));
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	free(got);
+}
+
+/* One page in every 64 KiB, 4 KiB windows: never dense, never prefetched. */
+TEST_F(emu, prefetch_leaves_sparse_access_alone)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+	unsigned long off, faults = 0, moved = 0;
+	char page[PAGE];
+
+	fill_reference(self->buf, self->tmp, self->size, 23);
+	set_prefetch(_metadata, "4K", "51");
+	for (off = 0; off < self->size; off += 64 * KIB) {
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		faults += out.faults;
+		moved += out.migrated;
+	}
+	EXPECT_EQ(self->size / (64 * KIB), faults);
+	EXPECT_EQ(self->size / (64 * KIB), moved);
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(0, c.prefetch_pages);
+}
+
+/*
+ * Random pages of one block, 4 KiB windows: once more than half the block
+ * is on the device, the next fault brings the rest.
+ */
+TEST_F(emu, prefetch_fires_on_dense_random_access)
+{
+	unsigned int order[512], i, seed = 24;
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+	unsigned long faults = 0;
+	char page[PAGE];
+
+	for (i = 0; i < 512; i++)
+		order[i] = i;
+	for (i = 511; i > 0; i--) {
+		unsigned int j = rand_r(&seed) % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	fill_reference(self->buf, self->tmp, self->size, 24);
+	set_prefetch(_metadata, "4K", "51");
+	for (i = 0; i < 512; i++) {
+		unsigned long off = (unsigned long)order[i] * PAGE;
+
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		faults += out.faults;
+	}
+	/* Without prefetch every page is a fault of its own. */
+	EXPECT_LT(faults, 512 * 3 / 4) TH_LOG("%lu faults", faults);
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(512 - faults, c.prefetch_pages);
+	EXPECT_EQ(c.prefetch_pages, c.prefetch_used);
+}
+
+/* Two streams interleaved in one range: each block is prefetched. */
+TEST_F(emu, prefetch_fires_on_two_interleaved_streams)
+{
+	char *a = self->buf, *b = self->buf + 4 * MIB;
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+	unsigned long off, faults = 0;
+	char page[PAGE];
+
+	fill_reference(self->buf, self->tmp, self->size, 25);
+	set_prefetch(_metadata, "64K", "51");
+	for (off = 0; off < 2 * MIB; off += PAGE) {
+		ASSERT_EQ(0, gpu_access(self->fd, a + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		faults += out.faults;
+		ASSERT_EQ(0, gpu_access(self->fd, b + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + 4 * MIB + off, PAGE));
+		faults += out.faults;
+	}
+	EXPECT_EQ(2 * 6, faults);
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(2 * 416, c.prefetch_pages);
+	EXPECT_EQ(2 * 416, c.prefetch_used);
+}
+
+/*
+ * Prefetched pages the device never used are counted as prefetched, not
+ * as used, and as waste when they leave.
+ */
+TEST_F(emu, prefetch_counts_what_the_device_did_not_use)
+{
+	struct svmtune_counters c;
+	char page[PAGE];
+
+	fill_reference(self->buf, self->tmp, self->size, 26);
+	set_prefetch(_metadata, "64K", "51");
+	/* Faults at 0, 64K and 128K: the third prefetches 192K-256K. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 64 * KIB, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 128 * KIB, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(16, c.prefetch_pages);
+	EXPECT_EQ(0, c.prefetch_used);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 200 * KIB, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, memcmp(page, self->tmp + 200 * KIB, PAGE));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(1, c.prefetch_used);
+	EXPECT_EQ(0, c.waste_pages);
+	/* The CPU takes the block back: 15 prefetched pages were never used. */
+	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, 2 * MIB,
+				 SVMTUNE_EMU_TO_SYSTEM, NULL));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(3 * 15 + 15, c.waste_pages);
+}
+
+/*
+ * The engine's per-block state: made by device faults, at most 2 bytes per
+ * 4 KiB page, freed when the memory is unmapped.
+ */
+TEST_F(emu, block_state_is_small_and_freed_at_unmap)
+{
+	unsigned long before, during, after, bytes;
+	char buf[32], page[PAGE], *p;
+	unsigned long off;
+
+	ASSERT_EQ(0, svmtune_read_sysfs("block_bytes", buf, sizeof(buf)));
+	bytes = strtoul(buf, NULL, 10);
+	EXPECT_LE(bytes, 2 * 512);
+	EXPECT_GT(bytes, 0);
+	ASSERT_EQ(0, svmtune_read_sysfs("blocks", buf, sizeof(buf)));
+	before = strtoul(buf, NULL, 10);
+	p = map_aligned(16 * MIB);
+	ASSERT_NE(NULL, p);
+	set_prefetch(_metadata, "4K", "0");
+	for (off = 0; off < 16 * MIB; off += 2 * MIB)
+		ASSERT_EQ(0, gpu_access(self->fd, p + off, PAGE, page,
+					SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, svmtune_read_sysfs("blocks", buf, sizeof(buf)));
+	during = strtoul(buf, NULL, 10);
+	EXPECT_EQ(before + 8, during);
+	/* Half of it goes, then the rest. */
+	munmap(p, 8 * MIB);
+	ASSERT_EQ(0, svmtune_read_sysfs("blocks", buf, sizeof(buf)));
+	EXPECT_EQ(before + 4, strtoul(buf, NULL, 10));
+	munmap(p + 8 * MIB, 8 * MIB);
+	ASSERT_EQ(0, svmtune_read_sysfs("blocks", buf, sizeof(buf)));
+	after = strtoul(buf, NULL, 10);
+	EXPECT_EQ(before, after);
 }
 
 TEST_F(emu, stats_count_faults_and_pages)

@@ -294,6 +294,7 @@ static const char *const knobs[] = {
 	"thrashing_threshold",
 	"thrashing_lapse_us",
 	"thrashing_pin_ms",
+	"prefetch_threshold",
 };
 
 /*

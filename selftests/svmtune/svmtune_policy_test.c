@@ -53,7 +53,7 @@ FIXTURE_SETUP(policy)
 					sizeof(self->saved_gran)));
 	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->saved_policy,
 					sizeof(self->saved_policy)));
-	ASSERT_EQ(0, svmtune_save_thrash_knobs(&self->thrash));
+	ASSERT_EQ(0, svmtune_save_knobs(&self->thrash));
 }
 
 FIXTURE_TEARDOWN(policy)
@@ -61,7 +61,7 @@ FIXTURE_TEARDOWN(policy)
 	if (geteuid() == 0) {
 		svmtune_write_sysfs("granularity", self->saved_gran);
 		svmtune_write_sysfs("policy", self->saved_policy);
-		svmtune_restore_thrash_knobs(&self->thrash);
+		svmtune_restore_knobs(&self->thrash);
 	}
 	munmap(self->buf, self->size);
 	close(self->fd);
@@ -506,6 +506,7 @@ static int write_knob_unprivileged(void)
 		"thrashing_threshold",
 		"thrashing_lapse_us",
 		"thrashing_pin_ms",
+		"prefetch_threshold",
 	};
 	char path[128];
 	unsigned int i;

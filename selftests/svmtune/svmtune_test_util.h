@@ -122,25 +122,30 @@ static inline __u64 svmtune_device_free_bytes(int ctl, __u32 id)
 	return di.mem_free_bytes;
 }
 
-/* The thrashing knobs, saved and restored around tests that change them. */
-static const char *const svmtune_thrash_knobs[] = {
+/* The policy knobs tests change, saved and restored around them. */
+static const char *const svmtune_policy_knobs[] = {
 	"thrashing",
 	"thrashing_threshold",
 	"thrashing_lapse_us",
 	"thrashing_pin_ms",
+	"prefetch_threshold",
+	"adaptive_max_granularity",
+	"adaptive_min_granularity",
 };
+
+#define SVMTUNE_NR_POLICY_KNOBS ARRAY_SIZE(svmtune_policy_knobs)
 
 struct svmtune_saved_knobs {
-	char val[4][32];
+	char val[SVMTUNE_NR_POLICY_KNOBS][32];
 };
 
-static inline int svmtune_save_thrash_knobs(struct svmtune_saved_knobs *k)
+static inline int svmtune_save_knobs(struct svmtune_saved_knobs *k)
 {
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < 4; i++) {
-		ret = svmtune_read_sysfs(svmtune_thrash_knobs[i], k->val[i],
+	for (i = 0; i < SVMTUNE_NR_POLICY_KNOBS; i++) {
+		ret = svmtune_read_sysfs(svmtune_policy_knobs[i], k->val[i],
 					 sizeof(k->val[i]));
 		if (ret)
 			return ret;
@@ -148,13 +153,17 @@ static inline int svmtune_save_thrash_knobs(struct svmtune_saved_knobs *k)
 	return 0;
 }
 
-static inline void
-svmtune_restore_thrash_knobs(const struct svmtune_saved_knobs *k)
+/*
+ * Restore in an order that keeps the adaptive bounds valid whatever a test
+ * left: min down to its smallest first, then max, then min.
+ */
+static inline void svmtune_restore_knobs(const struct svmtune_saved_knobs *k)
 {
 	unsigned int i;
 
-	for (i = 0; i < 4; i++)
-		svmtune_write_sysfs(svmtune_thrash_knobs[i], k->val[i]);
+	svmtune_write_sysfs("adaptive_min_granularity", "4K");
+	for (i = 0; i < SVMTUNE_NR_POLICY_KNOBS; i++)
+		svmtune_write_sysfs(svmtune_policy_knobs[i], k->val[i]);
 }
 
 /*

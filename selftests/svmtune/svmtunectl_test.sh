@@ -28,7 +28,7 @@ stack=$(awk '/\[stack\]/ { split($1, r, "-"); print "0x" r[1] }' /proc/$pid/maps
 
 echo "TAP version 13"
 echo "1..9"
-check version sh -c "'$ctl' version | grep -qx 'svmtune 0.1.0'"
+check version sh -c "'$ctl' version | grep -qx 'svmtune 0.2.0'"
 check devices_lists_the_emulated_gpu sh -c "'$ctl' devices | grep -q ' svmtune_emu0 '"
 check set_then_get_range_policy sh -c "'$ctl' set $pid $stack 4K granularity=64K access=remote &&
 	'$ctl' get $pid $stack 4K | grep -qx 'granularity 64K' &&

@@ -254,7 +254,8 @@ static int cmd_stats(int argc, char **argv)
 	       "bytes_to_device %llu\nbytes_to_system %llu\n"
 	       "remote_pages %llu\nwaste_pages %llu\n"
 	       "fallback_pages %llu\nwindow_pages %llu\n"
-	       "thrashing_events %llu\nthrashing_detected %llu\n",
+	       "thrashing_events %llu\nthrashing_detected %llu\n"
+	       "prefetch_pages %llu\nprefetch_used %llu\n",
 	       (unsigned long long)c->gpu_faults,
 	       (unsigned long long)c->cpu_faults,
 	       (unsigned long long)c->pages_to_device,
@@ -266,7 +267,9 @@ static int cmd_stats(int argc, char **argv)
 	       (unsigned long long)c->fallback_pages,
 	       (unsigned long long)c->window_pages,
 	       (unsigned long long)c->thrashing_events,
-	       (unsigned long long)c->thrashing_detected);
+	       (unsigned long long)c->thrashing_detected,
+	       (unsigned long long)c->prefetch_pages,
+	       (unsigned long long)c->prefetch_used);
 	return 0;
 }
 

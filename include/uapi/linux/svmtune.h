@@ -16,7 +16,7 @@
 #include <linux/types.h>
 
 #define SVMTUNE_VERSION_MAJOR	0
-#define SVMTUNE_VERSION_MINOR	1
+#define SVMTUNE_VERSION_MINOR	2
 #define SVMTUNE_VERSION_PATCH	0
 
 /* ioctl type, listed as free in Documentation/userspace-api/ioctl/ioctl-number.rst */
@@ -47,6 +47,7 @@ struct svmtune_version {
 #define SVMTUNE_FEATURE_RANGE_POLICY	(1ULL << 0)	/* SET/GET_POLICY, process policy */
 #define SVMTUNE_FEATURE_STATS		(1ULL << 1)	/* SVMTUNE_IOC_GET_STATS */
 #define SVMTUNE_FEATURE_DEVICES		(1ULL << 2)	/* SVMTUNE_IOC_GET_DEVICE */
+#define SVMTUNE_FEATURE_PREFETCH	(1ULL << 3)	/* density prefetch, its counters */
 
 /*
  * Memory locations, for preferred_loc. Devices are numbered from 1 in the
@@ -177,6 +178,11 @@ struct svmtune_process_policy {
  * @thrashing_detected: times a range reached ``thrashing_threshold`` such
  *	events; with the ``thrashing`` knob at "remote", its device faults
  *	then map remotely for ``thrashing_pin_ms``
+ * @prefetch_pages: pages that density prefetch added to a device fault's
+ *	window and that moved to the device
+ * @prefetch_used: of those, pages the device then used (the backend
+ *	reports a device's first access to a page it migrated; a backend
+ *	that cannot see accesses, like KFD, reports none)
  * @reserved: zero
  */
 struct svmtune_counters {
@@ -192,7 +198,9 @@ struct svmtune_counters {
 	__u64 window_pages;
 	__u64 thrashing_events;
 	__u64 thrashing_detected;
-	__u64 reserved[4];
+	__u64 prefetch_pages;
+	__u64 prefetch_used;
+	__u64 reserved[2];
 };
 
 #define SVMTUNE_STATS_DEVICE	1	/* @id is a device id */
