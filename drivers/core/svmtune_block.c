@@ -7,7 +7,7 @@
  * to a device, which of those density prefetch brought and the device has
  * not used yet, and the adaptive window. A block is made on the first
  * device fault in it (or the first residency report), lazily, so memory is
- * spent only where devices work: about 0.3 byte per 4 KiB page of a block.
+ * spent only where devices work: about 0.4 byte per 4 KiB page of a block.
  *
  * Blocks sit in an xarray per address space (svmtune_mm.blocks). Lookups,
  * changes and erases happen under svmtune_mm.lock, a spinlock that an
@@ -17,10 +17,20 @@
  * svmtune_mm.lock for erases, and is taken alone for inserts). A block is
  * freed only under svmtune_mm.lock, after it was erased: every user looks
  * it up again under that lock.
+ *
+ * A block whose pages sit on one device is on that device's LRU
+ * (svmtune_device.lru, under its lru_lock, taken inside svmtune_mm.lock),
+ * moved to the tail when pages arrive or the device uses one; a full
+ * device's backend asks svmtune_evict_victim() for the head. A block leaves
+ * the LRU when its pages leave, before it is freed, and when its address
+ * space is put (svmtune_blocks_leave_lru()), so no LRU ever holds a block
+ * of a freed state, and a device that unregisters finds its LRU empty of
+ * live blocks (svmtune_blocks_forget_device()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "svmtune_internal.h"
@@ -71,6 +81,9 @@ struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
 	blk = kmem_cache_zalloc(svmtune_block_cache, gfp);
 	if (blk) {
 		blk->loc = SVMTUNE_LOC_UNSET;
+		INIT_LIST_HEAD(&blk->lru);
+		blk->smm = smm;
+		blk->base = index << SVMTUNE_BLOCK_SHIFT;
 		/* -EBUSY: made meanwhile by another fault; use that one. */
 		if (xa_insert(&smm->blocks, index, blk, gfp | __GFP_ACCOUNT))
 			kmem_cache_free(svmtune_block_cache, blk);
@@ -80,6 +93,113 @@ struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
 	spin_lock(&smm->lock);
 	return xa_load(&smm->blocks, index);
 }
+
+/* Take @blk off the LRU it is on, if any. Its address space's lock held. */
+static void svmtune_block_lru_del(struct svmtune_block *blk)
+{
+	struct svmtune_device *dev = blk->lru_dev;
+
+	if (!dev)
+		return;
+	spin_lock(&dev->lru_lock);
+	list_del_init(&blk->lru);
+	spin_unlock(&dev->lru_lock);
+	blk->lru_dev = NULL;
+}
+
+/**
+ * svmtune_block_lru_update() - pages of a block arrived or were used
+ * @blk: the block, its address space's lock held
+ * @dev: the device they arrived on or that used them, or NULL (they left)
+ *
+ * A block with pages on one device goes to the tail of that device's LRU
+ * (most recent); one with none, or with pages on two, leaves it.
+ */
+void svmtune_block_lru_update(struct svmtune_block *blk,
+			      struct svmtune_device *dev)
+{
+	lockdep_assert_held(&blk->smm->lock);
+	if (!dev || blk->loc != dev->id ||
+	    bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES)) {
+		if (blk->loc == SVMTUNE_LOC_UNSET ||
+		    bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
+			svmtune_block_lru_del(blk);
+		return;
+	}
+	if (blk->lru_dev && blk->lru_dev != dev)
+		svmtune_block_lru_del(blk);
+	spin_lock(&dev->lru_lock);
+	list_move_tail(&blk->lru, &dev->lru);
+	spin_unlock(&dev->lru_lock);
+	blk->lru_dev = dev;
+}
+
+/**
+ * svmtune_blocks_leave_lru() - take an address space's blocks off every LRU
+ * @smm: the address space, its lock held, being put: its blocks are freed
+ *	without its lock after a grace period that LRU walkers do not wait for
+ */
+void svmtune_blocks_leave_lru(struct svmtune_mm *smm)
+{
+	struct svmtune_block *blk;
+	unsigned long index;
+
+	lockdep_assert_held(&smm->lock);
+	xa_for_each(&smm->blocks, index, blk)
+		svmtune_block_lru_del(blk);
+}
+
+/**
+ * svmtune_evict_victim() - the block a full device should give up first
+ * @dev: the device
+ * @mm: the address space of the fault that needs room, or NULL
+ * @start: that fault's window, which is not to be chosen
+ * @end: its end
+ * @victim: filled in when a block is found
+ *
+ * The least recently migrated-to or used block with pages on @dev whose
+ * address space still has users, other than one overlapping [@start,
+ * @end) of @mm. It goes to the tail of the LRU, so that concurrent
+ * evictions pick different blocks; its pages leave the LRU when the
+ * backend reports them gone. Never sleeps.
+ *
+ * Return: true and @victim filled (the caller evicts the pages of @dev in
+ * [@victim->start, @victim->end) and mmput()s @victim->mm), or false (none,
+ * or the ``evict_when_full`` knob is 0: the backend maps remotely what did
+ * not fit).
+ */
+bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
+			  unsigned long start, unsigned long end,
+			  struct svmtune_evict *victim)
+{
+	struct svmtune_block *blk;
+	bool found = false;
+
+	if (!READ_ONCE(svmtune_evict_when_full))
+		return false;
+	spin_lock(&dev->lru_lock);
+	list_for_each_entry(blk, &dev->lru, lru) {
+		/*
+		 * The block, its address space's state and the mm_struct
+		 * (which the state's notifier holds) live while the block is
+		 * on the LRU; the mm's users may be gone.
+		 */
+		if (blk->smm->mm == mm && blk->base < end &&
+		    start < blk->base + SVMTUNE_BLOCK_SIZE)
+			continue;
+		if (!mmget_not_zero(blk->smm->mm))
+			continue;
+		victim->mm = blk->smm->mm;
+		victim->start = blk->base;
+		victim->end = blk->base + SVMTUNE_BLOCK_SIZE;
+		list_move_tail(&blk->lru, &dev->lru);
+		found = true;
+		break;
+	}
+	spin_unlock(&dev->lru_lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(svmtune_evict_victim);
 
 static void svmtune_block_free(struct svmtune_block *blk)
 {
@@ -107,17 +227,21 @@ void svmtune_blocks_unmap(struct svmtune_mm *smm, unsigned long start,
 			  (end - 1) >> SVMTUNE_BLOCK_SHIFT) {
 		unsigned long base = index << SVMTUNE_BLOCK_SHIFT;
 		unsigned long lo = max(start, base) - base;
-		unsigned long hi = min(end, base + SVMTUNE_BLOCK_SIZE) - base;
+		/* end - base, not base + size: the top block's end wraps. */
+		unsigned long hi = min(end - base, SVMTUNE_BLOCK_SIZE);
 
 		if (!lo && hi == SVMTUNE_BLOCK_SIZE) {
 			xa_erase(&smm->blocks, index);
+			svmtune_block_lru_del(blk);
 			svmtune_block_free(blk);
 			continue;
 		}
 		bitmap_clear(blk->resident, lo >> PAGE_SHIFT, (hi - lo) >> PAGE_SHIFT);
 		bitmap_clear(blk->prefetched, lo >> PAGE_SHIFT, (hi - lo) >> PAGE_SHIFT);
-		if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
+		if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES)) {
 			blk->loc = SVMTUNE_LOC_UNSET;
+			svmtune_block_lru_del(blk);
+		}
 	}
 }
 
@@ -148,6 +272,8 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id)
 
 	lockdep_assert_held(&smm->lock);
 	xa_for_each(&smm->blocks, index, blk) {
+		if (blk->lru_dev && blk->lru_dev->id == id)
+			svmtune_block_lru_del(blk);
 		if (blk->loc != id)
 			continue;
 		bitmap_zero(blk->resident, SVMTUNE_BLOCK_PAGES);

@@ -33,7 +33,8 @@
 #define SVMTUNE_FEATURES	(SVMTUNE_FEATURE_RANGE_POLICY | \
 				 SVMTUNE_FEATURE_STATS | \
 				 SVMTUNE_FEATURE_DEVICES | \
-				 SVMTUNE_FEATURE_PREFETCH)
+				 SVMTUNE_FEATURE_PREFETCH | \
+				 SVMTUNE_FEATURE_TLB_COUNTERS)
 
 /* Room for the argument of any ioctl, as the running kernel knows it. */
 union svmtune_ioctl_arg {
@@ -378,6 +379,8 @@ void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out)
 	out->thrashing_detected = counters[SVMTUNE_CNT_THRASHING_DETECTED];
 	out->prefetch_pages = counters[SVMTUNE_CNT_PREFETCH_PAGES];
 	out->prefetch_used = counters[SVMTUNE_CNT_PREFETCH_USED];
+	out->tlb_hits = counters[SVMTUNE_CNT_TLB_HITS];
+	out->tlb_misses = counters[SVMTUNE_CNT_TLB_MISSES];
 }
 
 static long svmtune_ioctl_get_stats(struct file *file, void *data)

@@ -51,6 +51,8 @@ int svmtune_device_register(struct svmtune_device *dev)
 	dev->id = id;
 	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
 		atomic64_set(&dev->counters[i], 0);
+	spin_lock_init(&dev->lru_lock);
+	INIT_LIST_HEAD(&dev->lru);
 	mutex_lock(&svmtune_devices_lock);
 	list_add_tail(&dev->node, &svmtune_devices);
 	set_bit(id, svmtune_device_live);

@@ -111,6 +111,9 @@ struct svmtune_range {
  * @blocks: struct svmtune_block by address >> %SVMTUNE_BLOCK_SHIFT. Looked
  *	up, changed and erased under @lock; inserted without it (the
  *	xarray's own lock orders inserts), see svmtune_block.c
+ * @dead: set under @lock when the state is unhashed (->release, module
+ *	unload): its ranges and blocks may be freed as soon as the lock is
+ *	dropped, so a walker that found it under RCU must leave them alone
  * @rcu: frees it once no hash lookup can see it
  */
 struct svmtune_mm {
@@ -124,6 +127,7 @@ struct svmtune_mm {
 	u64 counters[SVMTUNE_NR_COUNTERS];
 	struct svmtune_range *spare;
 	struct xarray blocks;
+	bool dead;
 	struct rcu_head rcu;
 };
 
@@ -145,8 +149,13 @@ struct svmtune_mm {
  * @loc: the device holding the @resident pages; %SVMTUNE_LOC_UNSET when
  *	none is, or when pages are on two devices (then density counts
  *	nothing for either until they leave)
+ * @lru: on @lru_dev's LRU while pages are resident on that one device
+ *	(under @lru_dev->lru_lock, taken inside the svmtune_mm.lock)
+ * @lru_dev: the device whose LRU holds it, or NULL
+ * @smm: the address space it belongs to
+ * @base: its first address
  *
- * Protected by the owning svmtune_mm's lock. About 0.3 byte per 4 KiB page
+ * Protected by the owning svmtune_mm's lock. About 0.4 byte per 4 KiB page
  * of the block (checked at build time to stay under 2).
  */
 struct svmtune_block {
@@ -154,6 +163,10 @@ struct svmtune_block {
 	DECLARE_BITMAP(prefetched, SVMTUNE_BLOCK_PAGES);
 	struct svmtune_adaptive ad;
 	u32 loc;
+	struct list_head lru;
+	struct svmtune_device *lru_dev;
+	struct svmtune_mm *smm;
+	unsigned long base;
 };
 
 /* svmtune_mm.c */
@@ -189,6 +202,9 @@ void svmtune_blocks_unmap(struct svmtune_mm *smm, unsigned long start,
 			  unsigned long end);
 void svmtune_blocks_free(struct svmtune_mm *smm);
 void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id);
+void svmtune_blocks_leave_lru(struct svmtune_mm *smm);
+void svmtune_block_lru_update(struct svmtune_block *blk,
+			      struct svmtune_device *dev);
 unsigned long svmtune_block_count(void);
 
 /* svmtune_policy.c */
@@ -210,6 +226,7 @@ extern unsigned int svmtune_thrashing_threshold;
 extern unsigned int svmtune_thrashing_lapse_us;
 extern unsigned int svmtune_thrashing_pin_ms;
 extern unsigned int svmtune_prefetch_threshold;
+extern unsigned int svmtune_evict_when_full;
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr);

@@ -443,6 +443,21 @@ static int svmtune_mn_invalidate_range_start(struct mmu_notifier *mn,
 	return 0;
 }
 
+/*
+ * Put an unhashed state. ->free_notifier frees its ranges and blocks after
+ * an SRCU grace period, which does not wait for the RCU readers of the
+ * hash (svmtune_mm_forget_device()): marked dead first, under its lock, so
+ * such a reader that still holds the state touches nothing in it.
+ */
+static void svmtune_mm_put(struct svmtune_mm *smm)
+{
+	spin_lock(&smm->lock);
+	smm->dead = true;
+	svmtune_blocks_leave_lru(smm);
+	spin_unlock(&smm->lock);
+	mmu_notifier_put(&smm->mn);
+}
+
 static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
 	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
@@ -455,7 +470,7 @@ static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 		hlist_del_init_rcu(&smm->hnode);
 	spin_unlock(&svmtune_mm_hash_lock);
 	if (hashed)
-		mmu_notifier_put(&smm->mn);
+		svmtune_mm_put(smm);
 }
 
 static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
@@ -468,7 +483,8 @@ static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
 	spin_lock_init(&smm->lock);
 	INIT_HLIST_NODE(&smm->hnode);
 	smm->ranges = RB_ROOT;
-	xa_init(&smm->blocks);
+	/* Its nodes too are charged to the process's memory cgroup. */
+	xa_init_flags(&smm->blocks, XA_FLAGS_ACCOUNT);
 	smm->mm = mm;
 	smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
 	return &smm->mn;
@@ -608,6 +624,10 @@ void svmtune_mm_forget_device(u32 id)
 	rcu_read_lock();
 	hash_for_each_rcu(svmtune_mm_hash, bkt, smm, hnode) {
 		spin_lock(&smm->lock);
+		if (smm->dead) {
+			spin_unlock(&smm->lock);
+			continue;
+		}
 		if (smm->defaults.preferred_loc == id)
 			smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
 		svmtune_blocks_forget_device(smm, id);
@@ -660,7 +680,7 @@ void svmtune_mm_exit(void)
 		spin_unlock(&svmtune_mm_hash_lock);
 		if (!found)
 			break;
-		mmu_notifier_put(&smm->mn);
+		svmtune_mm_put(smm);
 	}
 	mmu_notifier_synchronize();
 	kmem_cache_destroy(svmtune_range_cache);

@@ -41,6 +41,9 @@ unsigned int svmtune_thrashing_pin_ms = 300;
 /* Density prefetch threshold, percent; 0 turns prefetch off. */
 unsigned int svmtune_prefetch_threshold;
 
+/* Whether a full device gives up its least recently used blocks. */
+unsigned int svmtune_evict_when_full = 1;
+
 /*
  * Adaptive granularity, per 2 MiB block: a block starts at
  * SVMTUNE_ADAPTIVE_START (clamped to the bounds), or where the block below
@@ -61,6 +64,20 @@ static unsigned int svmtune_adaptive_start(void)
 		       READ_ONCE(svmtune_adaptive_min),
 		       READ_ONCE(svmtune_adaptive_max));
 }
+
+/*
+ * Whether new blocks are worth making: only the adaptive policy, density
+ * prefetch and eviction (the LRU) read them. With all three off a fault
+ * makes none, and turning one on later starts from what arrives after.
+ */
+static bool svmtune_blocks_wanted(void)
+{
+	return READ_ONCE(svmtune_adaptive) || READ_ONCE(svmtune_prefetch_threshold) ||
+	       READ_ONCE(svmtune_evict_when_full);
+}
+
+/* Blocks one residency report may make for whole blocks arriving. */
+#define SVMTUNE_NOTE_NEW_WHOLE_BLOCKS	8
 
 /**
  * svmtune_policy_apply() - copy chosen policy fields
@@ -520,10 +537,12 @@ static void svmtune_decide_gfp(struct svmtune_device *dev, struct mm_struct *mm,
 	}
 
 	/*
-	 * Device faults make the block (locked on return); without one, no
-	 * adaptive state or prefetch. A CPU fault makes none.
+	 * Device faults make the block (locked on return) when adaptive or
+	 * prefetch is on; without one, no adaptive state or prefetch. A CPU
+	 * fault makes none.
 	 */
-	if (fault->type == SVMTUNE_FAULT_DEVICE && !fault->fixed) {
+	if (fault->type == SVMTUNE_FAULT_DEVICE && !fault->fixed &&
+	    svmtune_blocks_wanted()) {
 		blk = svmtune_block_lock(smm, addr, gfp);
 	} else {
 		spin_lock(&smm->lock);
@@ -691,21 +710,55 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			   unsigned long start, unsigned long end, u32 loc)
 {
 	struct svmtune_mm *smm = svmtune_mm_find(mm);
-	bool to_dev = loc != SVMTUNE_LOC_SYSTEM;
-	unsigned long addr, next;
+	DECLARE_BITMAP(arrived, SVMTUNE_BLOCK_PAGES);
+	unsigned int new_whole = SVMTUNE_NOTE_NEW_WHOLE_BLOCKS;
+	unsigned long addr, next, index;
+	struct svmtune_block *blk;
 
-	if (!smm)
+	if (!smm || start >= end)
 		return;
+	if (loc == SVMTUNE_LOC_SYSTEM) {
+		/* Only blocks that exist: a span may be a whole KFD range. */
+		spin_lock(&smm->lock);
+		xa_for_each_range(&smm->blocks, index, blk,
+				  start >> SVMTUNE_BLOCK_SHIFT,
+				  (end - 1) >> SVMTUNE_BLOCK_SHIFT) {
+			unsigned long base = index << SVMTUNE_BLOCK_SHIFT;
+			unsigned int first = start > base ?
+				(start - base) >> PAGE_SHIFT : 0;
+			unsigned int last = end - base < SVMTUNE_BLOCK_SIZE ?
+				(end - base) >> PAGE_SHIFT : SVMTUNE_BLOCK_PAGES;
+
+			bitmap_clear(blk->resident, first, last - first);
+			bitmap_clear(blk->prefetched, first, last - first);
+			if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
+				blk->loc = SVMTUNE_LOC_UNSET;
+			svmtune_block_lru_update(blk, NULL);
+		}
+		spin_unlock(&smm->lock);
+		return;
+	}
+
 	for (addr = start; addr < end; addr = next) {
 		unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
 		unsigned int first, n, pf = 0;
 		struct svmtune_range *range;
-		struct svmtune_block *blk;
+		bool whole;
 
-		next = min(end, base + SVMTUNE_BLOCK_SIZE);
+		next = base + SVMTUNE_BLOCK_SIZE;
+		if (next < base || next > end)	/* the top block, or the last */
+			next = end;
 		first = (addr - base) >> PAGE_SHIFT;
 		n = (next - addr) >> PAGE_SHIFT;
-		if (to_dev) {
+		/*
+		 * Whole blocks arriving make at most a few new blocks per
+		 * report (for the LRU): a 1 GiB window must not make 512 in a
+		 * probe handler. Past that they update blocks there are.
+		 */
+		whole = n == SVMTUNE_BLOCK_PAGES;
+		if (svmtune_blocks_wanted() && (!whole || new_whole)) {
+			if (whole)
+				new_whole--;
 			blk = svmtune_block_lock(smm, addr, GFP_NOWAIT | __GFP_NOWARN);
 		} else {
 			spin_lock(&smm->lock);
@@ -715,33 +768,29 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			spin_unlock(&smm->lock);
 			continue;
 		}
-		if (!to_dev) {
-			bitmap_clear(blk->resident, first, n);
-			bitmap_clear(blk->prefetched, first, n);
-			if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
-				blk->loc = SVMTUNE_LOC_UNSET;
-			spin_unlock(&smm->lock);
-			continue;
-		}
 		if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
 			blk->loc = loc;
 		else if (blk->loc != loc)
 			blk->loc = SVMTUNE_LOC_UNSET;
 		if (decision) {
-			unsigned long a;
+			/* Arrivals outside the fault's own window, not there before. */
+			bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
+			bitmap_set(arrived, first, n);
+			if (decision->fault_start < next && decision->fault_end > addr) {
+				unsigned long fs = max(decision->fault_start, addr);
+				unsigned long fe = min(decision->fault_end, next);
 
-			/* Arrivals outside the fault's own window. */
-			for (a = addr; a < next; a += PAGE_SIZE) {
-				unsigned int i = (a - base) >> PAGE_SHIFT;
-
-				if ((a >= decision->fault_start && a < decision->fault_end) ||
-				    test_bit(i, blk->resident))
-					continue;
-				set_bit(i, blk->prefetched);
-				pf++;
+				bitmap_clear(arrived, (fs - base) >> PAGE_SHIFT,
+					     (fe - fs) >> PAGE_SHIFT);
 			}
+			bitmap_andnot(arrived, arrived, blk->resident,
+				      SVMTUNE_BLOCK_PAGES);
+			pf = bitmap_weight(arrived, SVMTUNE_BLOCK_PAGES);
+			bitmap_or(blk->prefetched, blk->prefetched, arrived,
+				  SVMTUNE_BLOCK_PAGES);
 		}
 		bitmap_set(blk->resident, first, n);
+		svmtune_block_lru_update(blk, dev);
 		range = pf ? svmtune_range_find(smm, addr) : NULL;
 		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
 			      SVMTUNE_CNT_PREFETCH_PAGES, pf);
@@ -773,6 +822,8 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 	idx = (addr & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
 	spin_lock(&smm->lock);
 	blk = svmtune_block_find(smm, addr);
+	if (blk && blk->lru_dev == dev)
+		svmtune_block_lru_update(blk, dev);
 	if (blk && test_and_clear_bit(idx, blk->prefetched)) {
 		range = svmtune_range_find(smm, addr);
 		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
@@ -781,3 +832,34 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_note_device_use);
+
+/**
+ * svmtune_account_tlb() - record device TLB lookups
+ * @dev: the device
+ * @mm: the address space; its users referenced by the caller
+ * @addr: an address of the access, for the range counters
+ * @hits: lookups served from the TLB
+ * @misses: lookups that needed a page walk
+ *
+ * For backends that model or read their device's TLB. Never sleeps.
+ */
+void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
+			 unsigned long addr, u64 hits, u64 misses)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range;
+
+	if (!smm) {
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_HITS, hits);
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_MISSES, misses);
+		return;
+	}
+	spin_lock(&smm->lock);
+	range = svmtune_range_find(smm, addr);
+	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
+		      SVMTUNE_CNT_TLB_HITS, hits);
+	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
+		      SVMTUNE_CNT_TLB_MISSES, misses);
+	spin_unlock(&smm->lock);
+}
+EXPORT_SYMBOL_GPL(svmtune_account_tlb);

@@ -281,6 +281,7 @@ SVMTUNE_UINT_KNOB(thrashing_threshold, svmtune_thrashing_threshold, 1, 255);
 SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_thrashing_lapse_us, 1, USEC_PER_SEC);
 SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
 SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
+SVMTUNE_UINT_KNOB(evict_when_full, svmtune_evict_when_full, 0, 1);
 
 static ssize_t blocks_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
@@ -311,12 +312,14 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "remote_pages %llu\nwaste_pages %llu\n"
 			  "fallback_pages %llu\nwindow_pages %llu\n"
 			  "thrashing_events %llu\nthrashing_detected %llu\n"
-			  "prefetch_pages %llu\nprefetch_used %llu\n",
+			  "prefetch_pages %llu\nprefetch_used %llu\n"
+			  "tlb_hits %llu\ntlb_misses %llu\n",
 			  c.gpu_faults, c.cpu_faults, c.pages_to_device,
 			  c.pages_to_system, c.bytes_to_device, c.bytes_to_system,
 			  c.remote_pages, c.waste_pages, c.fallback_pages,
 			  c.window_pages, c.thrashing_events, c.thrashing_detected,
-			  c.prefetch_pages, c.prefetch_used);
+			  c.prefetch_pages, c.prefetch_used, c.tlb_hits,
+			  c.tlb_misses);
 }
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
@@ -331,6 +334,7 @@ static struct attribute *svmtune_attrs[] = {
 	&thrashing_lapse_us_knob.attr.attr,
 	&thrashing_pin_ms_knob.attr.attr,
 	&prefetch_threshold_knob.attr.attr,
+	&evict_when_full_knob.attr.attr,
 	&blocks_attr.attr,
 	&block_bytes_attr.attr,
 	&stats_attr.attr,

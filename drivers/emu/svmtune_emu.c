@@ -94,6 +94,40 @@ MODULE_PARM_DESC(vram_mb, "Emulated VRAM per device in MiB, 4 to 1024 (default 6
 module_param_cb(ndevices, &ndevices_ops, &ndevices, 0444);
 MODULE_PARM_DESC(ndevices, "Number of emulated GPUs, 1 to 4 (default 1)");
 
+/*
+ * The TLB model: entries per context, and the largest fragment an entry
+ * covers (log2 bytes). An MI300X compute unit's L1 TLB (UTCL1) has a few
+ * dozen entries; each caches one PTE fragment, up to 2 MiB here.
+ */
+static unsigned int tlb_entries = 64;
+static unsigned int tlb_max_fragment = 21;
+
+static int tlb_entries_set(const char *val, const struct kernel_param *kp)
+{
+	return svmtune_emu_param_set(val, kp, 1, 4096);
+}
+
+static int tlb_max_fragment_set(const char *val, const struct kernel_param *kp)
+{
+	return svmtune_emu_param_set(val, kp, PAGE_SHIFT, 30);
+}
+
+static const struct kernel_param_ops tlb_entries_ops = {
+	.set = tlb_entries_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops tlb_max_fragment_ops = {
+	.set = tlb_max_fragment_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(tlb_entries, &tlb_entries_ops, &tlb_entries, 0444);
+MODULE_PARM_DESC(tlb_entries, "TLB entries per GPU context, 1 to 4096 (default 64)");
+module_param_cb(tlb_max_fragment, &tlb_max_fragment_ops, &tlb_max_fragment, 0444);
+MODULE_PARM_DESC(tlb_max_fragment,
+		 "Largest fragment one TLB entry covers, log2 bytes, 12 to 30 (default 21: 2 MiB)");
+
 /**
  * struct svmtune_emu_device - one emulated GPU
  * @core: the device as the policy engine knows it
@@ -105,9 +139,10 @@ MODULE_PARM_DESC(ndevices, "Number of emulated GPUs, 1 to 4 (default 1)");
  * @backing: system pages holding each VRAM page's bytes
  * @touched: per VRAM page: the GPU accessed it since it arrived (or its
  *	waste was already counted)
- * @lock: protects @free_stack and @nfree
- * @free_stack: indexes of free VRAM pages
- * @nfree: how many
+ * @lock: protects @used, @nfree and @hint
+ * @used: per VRAM page: allocated
+ * @nfree: VRAM pages not allocated
+ * @hint: where the next single-page search starts
  */
 struct svmtune_emu_device {
 	struct svmtune_device core;
@@ -119,8 +154,21 @@ struct svmtune_emu_device {
 	struct page **backing;
 	unsigned long *touched;
 	spinlock_t lock;
-	unsigned int *free_stack;
+	unsigned long *used;
 	unsigned long nfree;
+	unsigned long hint;
+};
+
+/**
+ * struct svmtune_emu_tlb_entry - one cached translation
+ * @tag: virtual address >> @shift
+ * @shift: log2 bytes of the fragment it covers; 0 if the entry is empty
+ * @stamp: last use, for LRU replacement
+ */
+struct svmtune_emu_tlb_entry {
+	unsigned long tag;
+	unsigned int shift;
+	u64 stamp;
 };
 
 /**
@@ -131,6 +179,10 @@ struct svmtune_emu_device {
  * @lock: protects @pt and @walks
  * @pt: device page table: virtual page number -> xa_mk_value(entry)
  * @walks: the hmm_range_fault() walks in flight (struct svmtune_emu_walk)
+ * @tlb: the context's TLB (%tlb_entries entries), under @lock; flushed by
+ *	every invalidation, as amdgpu flushes a VMID's TLB
+ * @tlb_entries: how many
+ * @tlb_clock: LRU clock
  */
 struct svmtune_emu_ctx {
 	struct svmtune_emu_device *edev;
@@ -139,6 +191,9 @@ struct svmtune_emu_ctx {
 	struct mutex lock;
 	struct xarray pt;
 	struct list_head walks;
+	struct svmtune_emu_tlb_entry *tlb;
+	unsigned int tlb_entries;
+	u64 tlb_clock;
 };
 
 /**
@@ -192,14 +247,22 @@ static void svmtune_emu_walk_end(struct svmtune_emu_ctx *ctx,
 	mutex_unlock(&ctx->lock);
 }
 
-/* Device page table entry: pfn << 16 | fragment shift << 8 | flags. */
+/*
+ * Device page table entry: pfn << 16 | window shift << 8 | fragment << 2 |
+ * flags. The window shift is the log2 size of the block the engine's window
+ * was cut from; the fragment (log2 pages) is what amdgpu would write in the
+ * PTE's fragment field (svmtune_emu_fragments()).
+ */
 #define PTE_LOCAL	(1UL << 0)
 #define PTE_WRITE	(1UL << 1)
+#define PTE_FRAG_SHIFT	2
+#define PTE_FRAG(pte)	(((pte) >> PTE_FRAG_SHIFT) & 0x3f)
 
 static unsigned long svmtune_emu_pte(unsigned long pfn, unsigned int shift,
-				     unsigned long flags)
+				     unsigned int frag, unsigned long flags)
 {
-	return pfn << 16 | (unsigned long)shift << 8 | flags;
+	return pfn << 16 | (unsigned long)shift << 8 |
+	       (unsigned long)frag << PTE_FRAG_SHIFT | flags;
 }
 
 static struct svmtune_emu_device svmtune_emu_devices[SVMTUNE_EMU_MAX_DEVICES];
@@ -222,24 +285,57 @@ static struct page *svmtune_emu_backing(struct page *page)
 	return edev->backing[svmtune_emu_page_index(edev, page)];
 }
 
+static struct page *svmtune_emu_vram_page(struct svmtune_emu_device *edev,
+					   unsigned long idx)
+{
+	struct page *page = pfn_to_page(edev->pfn_first + idx);
+
+	clear_bit(idx, edev->touched);
+	zone_device_page_init(page);
+	return page;
+}
+
 /* Take a free VRAM page; NULL when VRAM is full. */
 static struct page *svmtune_emu_alloc_vram(struct svmtune_emu_device *edev)
 {
-	struct page *page;
-	unsigned int idx;
+	unsigned long idx;
 
 	spin_lock(&edev->lock);
 	if (!edev->nfree) {
 		spin_unlock(&edev->lock);
 		return NULL;
 	}
-	idx = edev->free_stack[--edev->nfree];
+	idx = find_next_zero_bit(edev->used, edev->npages, edev->hint);
+	if (idx >= edev->npages)
+		idx = find_first_zero_bit(edev->used, edev->npages);
+	__set_bit(idx, edev->used);
+	edev->nfree--;
+	edev->hint = idx + 1;
 	spin_unlock(&edev->lock);
+	return svmtune_emu_vram_page(edev, idx);
+}
 
-	clear_bit(idx, edev->touched);
-	page = pfn_to_page(edev->pfn_first + idx);
-	zone_device_page_init(page);
-	return page;
+/*
+ * Take @n physically contiguous VRAM pages whose first index is a multiple
+ * of @align (a power of two), as amdgpu's VRAM manager hands out aligned
+ * blocks for a BO; returns the first index, or -1 if there is no such run.
+ */
+static long svmtune_emu_alloc_vram_run(struct svmtune_emu_device *edev,
+				       unsigned long n, unsigned long align)
+{
+	unsigned long idx;
+
+	spin_lock(&edev->lock);
+	idx = bitmap_find_next_zero_area(edev->used, edev->npages, 0, n,
+					 align - 1);
+	if (idx >= edev->npages) {
+		spin_unlock(&edev->lock);
+		return -1;
+	}
+	bitmap_set(edev->used, idx, n);
+	edev->nfree -= n;
+	spin_unlock(&edev->lock);
+	return idx;
 }
 
 static void svmtune_emu_page_free(struct page *page)
@@ -252,7 +348,8 @@ static void svmtune_emu_page_free(struct page *page)
 		svmtune_account_waste(&edev->core, NULL, 0, 1);
 
 	spin_lock(&edev->lock);
-	edev->free_stack[edev->nfree++] = idx;
+	__clear_bit(idx, edev->used);
+	edev->nfree++;
 	spin_unlock(&edev->lock);
 }
 
@@ -408,8 +505,9 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 					      const struct svmtune_decision *d,
 					      unsigned long *fallback)
 {
+	unsigned long i, moved, want = 0;
 	struct migrate_vma args;
-	unsigned long i, moved;
+	long run = -1;
 	int ret;
 
 	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
@@ -417,13 +515,29 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 	if (ret)
 		return ret;
 
+	/*
+	 * A whole chunk moving gets physically contiguous VRAM aligned as its
+	 * virtual address (up to 2 MiB), as a KFD range's BO gives its pages
+	 * VRAM offsets that follow their addresses: the PTE fragments amdgpu
+	 * computes then span the chunk. Otherwise pages go where they fit.
+	 */
+	for (i = 0; i < args.npages; i++)
+		if (args.src[i] & MIGRATE_PFN_MIGRATE)
+			want++;
+	if (want == args.npages && want > 1)
+		run = svmtune_emu_alloc_vram_run(edev, want,
+			min(1UL << __ffs(start >> PAGE_SHIFT |
+					 SVMTUNE_EMU_MIGRATE_CHUNK >> PAGE_SHIFT),
+			    SVMTUNE_EMU_MIGRATE_CHUNK >> PAGE_SHIFT));
+
 	for (i = 0; i < args.npages; i++) {
 		struct page *spage = migrate_pfn_to_page(args.src[i]);
 		struct page *dpage;
 
 		if (!(args.src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
-		dpage = svmtune_emu_alloc_vram(edev);
+		dpage = run >= 0 ? svmtune_emu_vram_page(edev, run + i) :
+				   svmtune_emu_alloc_vram(edev);
 		if (!dpage) {
 			(*fallback)++;
 			continue;
@@ -701,6 +815,8 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 	xa_for_each_range(&ctx->pt, index, entry, range->start >> PAGE_SHIFT,
 			  (range->end - 1) >> PAGE_SHIFT)
 		xa_erase(&ctx->pt, index);
+	/* As amdgpu flushes the VMID's TLB after invalidating its PTEs. */
+	memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
 	mutex_unlock(&ctx->lock);
 	return true;
 }
@@ -747,6 +863,55 @@ static int svmtune_emu_break_cow(struct svmtune_emu_ctx *ctx, unsigned long addr
 }
 
 /*
+ * The PTE fragment (log2 pages) amdgpu would write for each page of one
+ * update of [start, start + npages pages): the update is cut into runs of
+ * pages mapped alike and physically contiguous in this device's VRAM
+ * (system pages never form fragments: amdgpu_vm_pte_fragment() gives them
+ * 0); in each run, from its first page on, the largest power of two that
+ * the page number's alignment and the rest of the run allow, at most 31
+ * (amdgpu_vm_pte_fragment(), max_frag on gfx9 and later). Fragments are
+ * per update: pages mapped in separate updates never share one, even
+ * where they are contiguous.
+ */
+static void svmtune_emu_fragments(struct svmtune_emu_ctx *ctx,
+				  unsigned long start, const unsigned long *hmm_pfns,
+				  unsigned long npages, u8 *frag)
+{
+	unsigned long i = 0, j, vpn0 = start >> PAGE_SHIFT;
+
+	while (i < npages) {
+		unsigned long h = hmm_pfns[i];
+
+		frag[i] = 0;
+		if (!(h & HMM_PFN_VALID) ||
+		    !svmtune_emu_page_is_local(ctx, hmm_pfn_to_page(h))) {
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < npages; j++) {
+			unsigned long hj = hmm_pfns[j];
+
+			if (!(hj & HMM_PFN_VALID) ||
+			    !svmtune_emu_page_is_local(ctx, hmm_pfn_to_page(hj)) ||
+			    (hj & HMM_PFN_WRITE) != (h & HMM_PFN_WRITE) ||
+			    page_to_pfn(hmm_pfn_to_page(hj)) !=
+				    page_to_pfn(hmm_pfn_to_page(h)) + (j - i))
+				break;
+		}
+		while (i < j) {
+			unsigned long vpn = vpn0 + i;
+			unsigned int f = min_t(unsigned int,
+					       vpn ? __ffs(vpn) : 31,
+					       fls64(j - i) - 1);
+
+			f = min(f, 31U);
+			memset(frag + i, f, 1UL << f);
+			i += 1UL << f;
+		}
+	}
+}
+
+/*
  * Map [start, end) in the device page table as the CPU page tables have
  * it. With @populate (the engine chose to migrate the window here) every
  * page of the window is faulted in: those VRAM could not take stay in
@@ -771,6 +936,7 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct svmtune_emu_walk walk;
 	unsigned long fault_pfn = 0;
+	u8 *frag;
 	/*
 	 * Two walks under one notifier sequence: the faulting page alone,
 	 * faulted in; then the window, faulting nothing, for the result. When
@@ -795,9 +961,10 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	};
 	long ret;
 
-	range.hmm_pfns = kvcalloc(npages, sizeof(*range.hmm_pfns), GFP_KERNEL);
+	range.hmm_pfns = kvcalloc(npages, sizeof(*range.hmm_pfns) + 1, GFP_KERNEL);
 	if (!range.hmm_pfns)
 		return -ENOMEM;
+	frag = (u8 *)(range.hmm_pfns + npages);
 	if (populate) {
 		/* As a migration would have left it: all there, writable for a write. */
 		one.start = start;
@@ -861,6 +1028,7 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	}
 
 	remote = 0;
+	svmtune_emu_fragments(ctx, start, range.hmm_pfns, npages, frag);
 	for (i = 0; i < npages; i++) {
 		unsigned long hpfn = range.hmm_pfns[i], flags = 0, pte;
 		unsigned long index = (start >> PAGE_SHIFT) + i;
@@ -873,7 +1041,7 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			flags |= PTE_LOCAL;
 		if (hpfn & HMM_PFN_WRITE)
 			flags |= PTE_WRITE;
-		pte = svmtune_emu_pte(page_to_pfn(page), shift, flags);
+		pte = svmtune_emu_pte(page_to_pfn(page), shift, frag[i], flags);
 		/* An entry mapped already, the same way, is not mapped again. */
 		old = xa_load(&ctx->pt, index);
 		if (old && xa_to_value(old) == pte)
@@ -904,7 +1072,100 @@ struct svmtune_emu_tally {
 	u64 migrated;
 	u64 remote;
 	u64 retries;
+	u64 tlb_hits;
+	u64 tlb_misses;
+	u64 evicted;
 };
+
+/*
+ * Look @addr up in the context's TLB, under ctx->lock; on a miss, the
+ * least recently used entry takes the translation, covering the PTE's
+ * fragment (@frag, log2 pages) up to tlb_max_fragment. Returns true on a
+ * hit. On hardware a miss is a page walk of up to four levels (hundreds of
+ * nanoseconds on an MI300X, more when it goes to system memory).
+ */
+static bool svmtune_emu_tlb_lookup(struct svmtune_emu_ctx *ctx,
+				   unsigned long addr, unsigned int frag)
+{
+	struct svmtune_emu_tlb_entry *e;
+	unsigned int i, victim = 0;
+	u64 oldest = U64_MAX;
+
+	ctx->tlb_clock++;
+	for (i = 0; i < ctx->tlb_entries; i++) {
+		e = &ctx->tlb[i];
+		if (e->shift && addr >> e->shift == e->tag) {
+			e->stamp = ctx->tlb_clock;
+			return true;
+		}
+		if (e->stamp < oldest) {
+			oldest = e->stamp;
+			victim = i;
+		}
+	}
+	e = &ctx->tlb[victim];
+	e->shift = min(PAGE_SHIFT + frag, READ_ONCE(tlb_max_fragment));
+	e->tag = addr >> e->shift;
+	e->stamp = ctx->tlb_clock;
+	return false;
+}
+
+/*
+ * Give up the pages of @edev in the engine's victim block @v: migrate them
+ * back to system memory, as a CPU fault would, under the victim's
+ * mmap_lock (the caller holds none). Returns the pages that left.
+ */
+static unsigned long svmtune_emu_evict(struct svmtune_emu_device *edev,
+				       const struct svmtune_evict *v)
+{
+	struct svmtune_result result = { 0 };
+	unsigned long addr = v->start, end, waste = 0;
+	struct vm_area_struct *vma;
+	long n;
+
+	mmap_read_lock(v->mm);
+	while (addr < v->end) {
+		vma = find_vma_intersection(v->mm, addr, v->end);
+		if (!vma)
+			break;
+		addr = max(addr, vma->vm_start);
+		end = min(v->end, vma->vm_end);
+		n = svmtune_emu_migrate_to_ram(edev, vma, addr, end, 0, NULL,
+					       &waste);
+		if (n > 0)
+			result.to_system += n;
+		addr = end;
+	}
+	mmap_read_unlock(v->mm);
+	svmtune_account(&edev->core, v->mm, NULL, NULL, &result);
+	if (waste)
+		svmtune_account_waste(&edev->core, v->mm, v->start, waste);
+	return result.to_system;
+}
+
+/* Blocks tried per fault that needs room: a victim may have left already. */
+#define SVMTUNE_EMU_EVICT_TRIES	8
+
+/*
+ * Device memory was full for @need pages of a fault's window [start, end)
+ * of @mm: evict the engine's least recently used blocks, other than the
+ * window's, until that much left or no victim is left. No lock held.
+ */
+static unsigned long svmtune_emu_make_room(struct svmtune_emu_device *edev,
+					   struct mm_struct *mm,
+					   unsigned long start, unsigned long end,
+					   unsigned long need)
+{
+	unsigned long evicted = 0, tries = 0;
+	struct svmtune_evict v;
+
+	while (evicted < need && tries++ < SVMTUNE_EMU_EVICT_TRIES + need / 512 &&
+	       svmtune_evict_victim(&edev->core, mm, start, end, &v)) {
+		evicted += svmtune_emu_evict(edev, &v);
+		mmput(v.mm);
+	}
+	return evicted;
+}
 
 /* A device fault at @addr: ask the engine, migrate and map what it says. */
 static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr,
@@ -940,6 +1201,31 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 			result.to_device = ret;
 	}
 	mmap_read_unlock(ctx->mm);
+
+	/*
+	 * Device memory was full: make room by evicting the engine's least
+	 * recently used blocks (not the window's) and migrate again; what
+	 * still does not fit maps remotely below.
+	 */
+	if (here && result.fallback) {
+		unsigned long evicted, fallback = 0;
+
+		evicted = svmtune_emu_make_room(edev, ctx->mm, d.start, d.end,
+						result.fallback);
+		tally->evicted += evicted;
+		if (evicted) {
+			mmap_read_lock(ctx->mm);
+			vma = vma_lookup(ctx->mm, addr);
+			if (vma && vma->vm_start <= d.start && d.end <= vma->vm_end) {
+				ret = svmtune_emu_migrate_to_vram(edev, vma, d.start,
+								  d.end, &d, &fallback);
+				if (ret > 0)
+					result.to_device += ret;
+				result.fallback = fallback;
+			}
+			mmap_read_unlock(ctx->mm);
+		}
+	}
 
 	/*
 	 * Pages of the window in another device's memory were not migrated
@@ -990,7 +1276,8 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
  * GPU's access bit would tell).
  */
 static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
-			     void *bounce, bool write)
+			     void *bounce, bool write,
+			     struct svmtune_emu_tally *tally)
 {
 	struct svmtune_emu_device *edev = ctx->edev;
 	bool first_use = false;
@@ -1005,6 +1292,10 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 		return -EAGAIN;
 	}
 	pte = xa_to_value(entry);
+	if (svmtune_emu_tlb_lookup(ctx, addr, PTE_FRAG(pte)))
+		tally->tlb_hits++;
+	else
+		tally->tlb_misses++;
 	page = pfn_to_page(pte >> 16);
 	if (pte & PTE_LOCAL) {
 		first_use = !test_and_set_bit(svmtune_emu_page_index(edev, page),
@@ -1066,7 +1357,8 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	long ret;
 
 	if (arg->flags || arg->faults || arg->migrated || arg->remote ||
-	    arg->retries || arg->reserved)
+	    arg->retries || arg->reserved || arg->tlb_hits || arg->tlb_misses ||
+	    arg->evicted)
 		return -EINVAL;
 	if (arg->op != SVMTUNE_EMU_READ && arg->op != SVMTUNE_EMU_WRITE)
 		return -EINVAL;
@@ -1103,7 +1395,8 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 		 * that never returns.
 		 */
 		for (;;) {
-			ret = svmtune_emu_touch(ctx, addr, bounce, write);
+			ret = svmtune_emu_touch(ctx, addr, bounce, write,
+						&tally);
 			if (ret != -EAGAIN)
 				break;
 			if (fatal_signal_pending(current)) {
@@ -1131,6 +1424,11 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	arg->migrated = tally.migrated;
 	arg->remote = tally.remote;
 	arg->retries = tally.retries;
+	arg->tlb_hits = tally.tlb_hits;
+	arg->tlb_misses = tally.tlb_misses;
+	arg->evicted = tally.evicted;
+	svmtune_account_tlb(&ctx->edev->core, ctx->mm, arg->addr,
+			    tally.tlb_hits, tally.tlb_misses);
 	kfree(bounce);
 out_mmput:
 	mmput(ctx->mm);
@@ -1277,6 +1575,8 @@ static long svmtune_emu_ioctl_snapshot(struct file *file, void *data)
 				if (pte & PTE_WRITE)
 					e |= SVMTUNE_EMU_PAGE_WRITE;
 				e |= ((pte >> 8) & 0xff) << SVMTUNE_EMU_PAGE_FRAG_SHIFT;
+				e |= (PTE_FRAG(pte) + PAGE_SHIFT) <<
+				     SVMTUNE_EMU_PAGE_PTE_FRAG_SHIFT;
 			}
 			entries[i] = e;
 		}
@@ -1337,6 +1637,12 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->edev = edev;
+	ctx->tlb_entries = tlb_entries;
+	ctx->tlb = kcalloc(ctx->tlb_entries, sizeof(*ctx->tlb), GFP_KERNEL_ACCOUNT);
+	if (!ctx->tlb) {
+		kfree(ctx);
+		return -ENOMEM;
+	}
 	mutex_init(&ctx->lock);
 	xa_init(&ctx->pt);
 	INIT_LIST_HEAD(&ctx->walks);
@@ -1344,6 +1650,7 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 					   ULONG_MAX & PAGE_MASK,
 					   &svmtune_emu_notifier_ops);
 	if (ret) {
+		kfree(ctx->tlb);
 		kfree(ctx);
 		return ret;
 	}
@@ -1360,6 +1667,7 @@ static int svmtune_emu_release(struct inode *inode, struct file *file)
 	mmu_interval_notifier_remove(&ctx->notifier);
 	xa_destroy(&ctx->pt);
 	mmdrop(ctx->mm);
+	kfree(ctx->tlb);
 	kfree(ctx);
 	return 0;
 }
@@ -1467,7 +1775,7 @@ static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
 				__free_page(edev->backing[i]);
 	kvfree(edev->backing);
 	bitmap_free(edev->touched);
-	kvfree(edev->free_stack);
+	bitmap_free(edev->used);
 }
 
 static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
@@ -1481,8 +1789,8 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->npages = size >> PAGE_SHIFT;
 	edev->backing = kvcalloc(edev->npages, sizeof(*edev->backing), GFP_KERNEL);
 	edev->touched = bitmap_zalloc(edev->npages, GFP_KERNEL);
-	edev->free_stack = kvcalloc(edev->npages, sizeof(*edev->free_stack), GFP_KERNEL);
-	if (!edev->backing || !edev->touched || !edev->free_stack) {
+	edev->used = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	if (!edev->backing || !edev->touched || !edev->used) {
 		ret = -ENOMEM;
 		goto err_free_mem;
 	}
@@ -1492,8 +1800,6 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 			ret = -ENOMEM;
 			goto err_free_mem;
 		}
-		/* Hand out low pages first. */
-		edev->free_stack[i] = edev->npages - 1 - i;
 	}
 	edev->nfree = edev->npages;
 

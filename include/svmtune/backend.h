@@ -13,6 +13,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/svmtune.h>
 
@@ -43,6 +44,8 @@ enum svmtune_counter {
 	SVMTUNE_CNT_THRASHING_DETECTED,
 	SVMTUNE_CNT_PREFETCH_PAGES,
 	SVMTUNE_CNT_PREFETCH_USED,
+	SVMTUNE_CNT_TLB_HITS,
+	SVMTUNE_CNT_TLB_MISSES,
 	SVMTUNE_NR_COUNTERS,
 };
 
@@ -58,6 +61,9 @@ enum svmtune_counter {
  * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
  * @counters: what happened on this device, updated by the engine
  * @node: on the engine's device list
+ * @lru_lock: the engine's: protects @lru
+ * @lru: the engine's: 2 MiB blocks with pages in this device's memory,
+ *	least recently migrated or used first (svmtune_evict_victim())
  */
 struct svmtune_device {
 	const char *name;
@@ -67,6 +73,8 @@ struct svmtune_device {
 	u32 id;
 	atomic64_t counters[SVMTUNE_NR_COUNTERS];
 	struct list_head node;
+	spinlock_t lru_lock;
+	struct list_head lru;
 };
 
 int svmtune_device_register(struct svmtune_device *dev);
@@ -168,6 +176,24 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			   unsigned long start, unsigned long end, u32 loc);
 void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 			     unsigned long addr);
+void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
+			 unsigned long addr, u64 hits, u64 misses);
+
+/**
+ * struct svmtune_evict - a block of device memory to give up
+ * @mm: its address space, with a reference on its users: mmput() it
+ * @start: first byte
+ * @end: end
+ */
+struct svmtune_evict {
+	struct mm_struct *mm;
+	unsigned long start;
+	unsigned long end;
+};
+
+bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
+			  unsigned long start, unsigned long end,
+			  struct svmtune_evict *victim);
 unsigned int svmtune_default_granularity(struct mm_struct *mm);
 
 /**

@@ -298,6 +298,9 @@ static unsigned int changed_cmd(unsigned int cmd, enum how how)
 		size = 0;
 		break;
 	case H_SIZE_SHORT:
+		/* The access struct grew after its first version. */
+		if (cmd == SVMTUNE_EMU_IOC_ACCESS)
+			size = offsetofend(struct svmtune_emu_access, reserved);
 		size -= 8;
 		break;
 	case H_SIZE_LONG_ZERO:
@@ -769,8 +772,11 @@ FIXTURE_VARIANT_ADD(uapi, stats_reserved_0) {
 FIXTURE_VARIANT_ADD(uapi, stats_reserved_1) {
 	I_STATS, H_NONE, EINVAL, { M(ST, reserved[1], V_NUM, ~0ULL) }
 };
-FIXTURE_VARIANT_ADD(uapi, stats_counters_reserved) {
-	I_STATS, H_NONE, EINVAL, { M(ST, counters.reserved[1], V_NUM, 1) }
+FIXTURE_VARIANT_ADD(uapi, stats_out_tlb_hits) {
+	I_STATS, H_NONE, EINVAL, { M(ST, counters.tlb_hits, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_tlb_misses) {
+	I_STATS, H_NONE, EINVAL, { M(ST, counters.tlb_misses, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, device_reserved_0) {
 	I_DEVICE, H_NONE, EINVAL, { M(DI, reserved[0], V_NUM, 1) }
@@ -904,6 +910,15 @@ FIXTURE_VARIANT_ADD(uapi, access_out_remote) {
 };
 FIXTURE_VARIANT_ADD(uapi, access_out_retries) {
 	I_ACCESS, H_NONE, EINVAL, { M(EA, retries, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, access_out_tlb_hits) {
+	I_ACCESS, H_NONE, EINVAL, { M(EA, tlb_hits, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, access_out_tlb_misses) {
+	I_ACCESS, H_NONE, EINVAL, { M(EA, tlb_misses, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, access_out_evicted) {
+	I_ACCESS, H_NONE, EINVAL, { M(EA, evicted, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, migrate_out_migrated) {
 	I_MIGRATE, H_NONE, EINVAL, { M(EM, migrated, V_NUM, 1) }
@@ -2142,6 +2157,75 @@ FIXTURE_VARIANT_ADD(knob, prefetch_threshold_fraction) {
 };
 FIXTURE_VARIANT_ADD(knob, prefetch_threshold_leading_zero_is_decimal) {
 	"prefetch_threshold", "010", 0, false, 0, "10\n"
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_empty_line) {
+	"evict_when_full", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_leading_space) {
+	"evict_when_full", " 1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_leading_tab) {
+	"evict_when_full", "\t1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_trailing_space) {
+	"evict_when_full", "1 ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_two_newlines) {
+	"evict_when_full", "1\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_embedded_nul) {
+	"evict_when_full", "1\0001", 3, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_trailing_nul) {
+	"evict_when_full", "1\0", 2, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_negative) {
+	"evict_when_full", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_a_page_of_digits) {
+	"evict_when_full", "1", PAGE - 1, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_longer_than_a_page) {
+	"evict_when_full", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_longer_than_a_page_of_spaces) {
+	"evict_when_full", " ", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_garbage) {
+	"evict_when_full", "\x01\xff", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_good_with_newline) {
+	"evict_when_full", "1\n", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_good_without_newline) {
+	"evict_when_full", "1", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_off) {
+	"evict_when_full", "0", 0, false, 0, "0\n"
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_max) {
+	"evict_when_full", "1", 0, false, 0, "1\n"
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_above_max) {
+	"evict_when_full", "2", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_past_u32) {
+	"evict_when_full", "4294967296", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_hex) {
+	"evict_when_full", "0x10", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_exponent) {
+	"evict_when_full", "1e0", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_fraction) {
+	"evict_when_full", "0.5", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_leading_zero_is_decimal) {
+	"evict_when_full", "01", 0, false, 0, "1\n"
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_word_on) {
+	"evict_when_full", "on", 0, false, EINVAL, NULL
 };
 /* The block-state gauges are read-only. */
 FIXTURE_VARIANT_ADD(knob, blocks_read_only) { "blocks", "0", 0, false, EACCES, NULL };

@@ -642,6 +642,8 @@ TEST_F(emu, device_memory_full_falls_back_to_remote)
 	struct svmtune_emu_access out;
 	char *big = map_aligned(size), *data = malloc(size);
 
+	/* Eviction off: what does not fit maps remotely. */
+	ASSERT_EQ(0, svmtune_write_sysfs("evict_when_full", "0"));
 	ASSERT_NE(NULL, big);
 	ASSERT_NE(NULL, data);
 	fill_pattern(data, size, 10);
@@ -652,6 +654,76 @@ TEST_F(emu, device_memory_full_falls_back_to_remote)
 	EXPECT_EQ(0, memcmp(big, data, size));
 	munmap(big, size);
 	free(data);
+}
+
+/*
+ * A loop over 1.5 times device memory (96 MiB on 64 MiB), 2 MiB windows,
+ * eviction on (the default): every fault is served from device memory,
+ * the engine's least recently used blocks going back to system memory to
+ * make room; the data survives every eviction, and the device never holds
+ * more than it has.
+ */
+TEST_F(emu, oversubscribed_loop_evicts_lru_blocks_and_keeps_data)
+{
+	const unsigned long size = 96 * MIB, n = size / PAGE;
+	struct svmtune_emu_access out;
+	char *big = map_aligned(size), *ref = malloc(size), *got = malloc(size);
+	uint64_t evicted = 0;
+	unsigned int round;
+
+	ASSERT_NE(NULL, big);
+	ASSERT_NE(NULL, ref);
+	ASSERT_NE(NULL, got);
+	ASSERT_EQ(0, svmtune_write_sysfs("evict_when_full", "1"));
+	fill_pattern(ref, size, 28);
+	memcpy(big, ref, size);
+	for (round = 0; round < 2; round++) {
+		memset(got, 0, size);
+		ASSERT_EQ(0, gpu_access(self->fd, big, size, got,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(got, ref, size)) TH_LOG("round %u", round);
+		EXPECT_EQ(n, out.migrated) TH_LOG("round %u", round);
+		EXPECT_EQ(0, out.remote) TH_LOG("round %u", round);
+		EXPECT_LT(0, out.evicted) TH_LOG("round %u", round);
+		evicted += out.evicted;
+	}
+	/* A GPU write of the last 2 MiB, then the CPU reads everything. */
+	fill_pattern(ref + size - 2 * MIB, 2 * MIB, 29);
+	ASSERT_EQ(0, gpu_access(self->fd, big + size - 2 * MIB, 2 * MIB,
+				ref + size - 2 * MIB, SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(0, memcmp(big, ref, size));
+	TH_LOG("%llu pages evicted over two rounds of %lu",
+	       (unsigned long long)evicted, n);
+	munmap(big, size);
+	free(ref);
+	free(got);
+}
+
+/*
+ * A program built against the first version of the access struct (no TLB
+ * or eviction counts) still works: the kernel takes the shorter struct and
+ * writes back only what it holds.
+ */
+TEST_F(emu, access_first_struct_version_still_accepted)
+{
+	const size_t v1 = offsetofend(struct svmtune_emu_access, reserved);
+	unsigned int cmd = _IOC(_IOC_READ | _IOC_WRITE, SVMTUNE_EMU_IOC_MAGIC,
+				_IOC_NR(SVMTUNE_EMU_IOC_ACCESS), v1);
+	struct svmtune_emu_access a;
+	char page[PAGE];
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)self->buf;
+	a.size = PAGE;
+	a.ptr = (uintptr_t)page;
+	a.op = SVMTUNE_EMU_READ;
+	/* Past the first version: must not be read, nor written. */
+	a.tlb_hits = 0x5a5a;
+	a.evicted = 0x5a5a;
+	ASSERT_EQ(0, ioctl(self->fd, cmd, &a)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(1, a.faults);
+	EXPECT_EQ(0x5a5a, a.tlb_hits);
+	EXPECT_EQ(0x5a5a, a.evicted);
 }
 
 TEST_F(emu, adaptive_grows_on_sequential_access)
@@ -954,8 +1026,10 @@ TEST_F(emu, prefetch_counts_what_the_device_did_not_use)
 }
 
 /*
- * The engine's per-block state: made by device faults, at most 2 bytes per
- * 4 KiB page, freed when the memory is unmapped.
+ * The engine's per-block state: made by device faults while prefetch (or
+ * the adaptive policy) is on, at most 2 bytes per 4 KiB page, freed when
+ * the memory is unmapped. One page per block, 4 KiB windows: nothing is
+ * dense enough to prefetch.
  */
 TEST_F(emu, block_state_is_small_and_freed_at_unmap)
 {
@@ -971,7 +1045,7 @@ TEST_F(emu, block_state_is_small_and_freed_at_unmap)
 	before = strtoul(buf, NULL, 10);
 	p = map_aligned(16 * MIB);
 	ASSERT_NE(NULL, p);
-	set_prefetch(_metadata, "4K", "0");
+	set_prefetch(_metadata, "4K", "51");
 	for (off = 0; off < 16 * MIB; off += 2 * MIB)
 		ASSERT_EQ(0, gpu_access(self->fd, p + off, PAGE, page,
 					SVMTUNE_EMU_READ, NULL));
@@ -986,6 +1060,73 @@ TEST_F(emu, block_state_is_small_and_freed_at_unmap)
 	ASSERT_EQ(0, svmtune_read_sysfs("blocks", buf, sizeof(buf)));
 	after = strtoul(buf, NULL, 10);
 	EXPECT_EQ(before, after);
+}
+
+/*
+ * The emulated GPU's PTE fragments and TLB (64 entries, each up to 2 MiB):
+ * 16 MiB read twice with 2 MiB windows maps as 2 MiB fragments (a whole
+ * aligned chunk gets contiguous VRAM, and each window is one update): in
+ * the first read one miss per fragment, each fault's migration having
+ * flushed the TLB; in the second one per fragment but the last, which the
+ * last flush left cached: 15 in all. With 4 KiB windows every page is a
+ * 4 KiB fragment of its own and, the working set being 64 times the TLB's
+ * reach, every access misses. The issue's bar: at least 100 times fewer
+ * misses.
+ */
+TEST_F(emu, tlb_2m_fragments_cut_misses_over_100x)
+{
+	const unsigned long size = 16 * MIB, n = size / PAGE;
+	uint64_t misses[2] = { 0 }, hits[2] = { 0 };
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+	char *buf[2], *ref = malloc(size), *got = malloc(size);
+	uint32_t *snap = calloc(n, sizeof(*snap));
+	unsigned int pass, round, frag[2];
+	unsigned long i;
+
+	ASSERT_NE(NULL, ref);
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, snap);
+	fill_pattern(ref, size, 27);
+	for (pass = 0; pass < 2; pass++) {
+		buf[pass] = map_aligned(size);
+		ASSERT_NE(NULL, buf[pass]);
+		memcpy(buf[pass], ref, size);
+		set_prefetch(_metadata, pass ? "2M" : "4K", "0");
+		/* The first read faults the windows in; the second only reads. */
+		for (round = 0; round < 2; round++) {
+			ASSERT_EQ(0, gpu_access(self->fd, buf[pass], size, got,
+						SVMTUNE_EMU_READ, &out));
+			ASSERT_EQ(0, memcmp(got, ref, size));
+			EXPECT_EQ(n, out.tlb_hits + out.tlb_misses);
+			hits[pass] += out.tlb_hits;
+			misses[pass] += out.tlb_misses;
+		}
+		EXPECT_EQ(0, out.faults);
+		ASSERT_EQ(0, range_stats(self->ctl, buf[pass], &c));
+		EXPECT_EQ(misses[pass], c.tlb_misses);
+		EXPECT_EQ(hits[pass], c.tlb_hits);
+		ASSERT_EQ(0, emu_snapshot(self->fd, buf[pass], size, snap));
+		frag[pass] = SVMTUNE_EMU_PAGE_PTE_FRAG(snap[0]);
+		for (i = 0; i < n; i++)
+			if (SVMTUNE_EMU_PAGE_PTE_FRAG(snap[i]) != frag[pass])
+				break;
+		EXPECT_EQ(n, i)
+		TH_LOG("page %lu: fragment %u, page 0: %u", i,
+		       SVMTUNE_EMU_PAGE_PTE_FRAG(snap[i]), frag[pass]);
+	}
+	EXPECT_EQ(12, frag[0]);
+	EXPECT_EQ(21, frag[1]);
+	EXPECT_EQ(2 * n, misses[0]);
+	EXPECT_EQ(2 * size / (2 * MIB) - 1, misses[1]);
+	EXPECT_GE(misses[0], 100 * misses[1])
+	TH_LOG("4K: %llu misses, 2M: %llu", (unsigned long long)misses[0],
+	       (unsigned long long)misses[1]);
+	munmap(buf[0], size);
+	munmap(buf[1], size);
+	free(ref);
+	free(got);
+	free(snap);
 }
 
 TEST_F(emu, stats_count_faults_and_pages)

@@ -162,12 +162,21 @@ TEST_F(module, emu_parameters_errno)
 		const char *params;
 		int err;
 	} cases[] = {
-		{ "vram_mb=3", EINVAL },    { "vram_mb=1025", EINVAL },
-		{ "vram_mb=0x40", EINVAL }, { "vram_mb=-4", EINVAL },
-		{ "vram_mb=", EINVAL },	    { "vram_mb=4294967300", EINVAL },
-		{ "vram_mb=64M", EINVAL },  { "ndevices=0", EINVAL },
-		{ "ndevices=5", EINVAL },   { "ndevices=2.0", EINVAL },
+		{ "vram_mb=3", EINVAL },
+		{ "vram_mb=1025", EINVAL },
+		{ "vram_mb=0x40", EINVAL },
+		{ "vram_mb=-4", EINVAL },
+		{ "vram_mb=", EINVAL },
+		{ "vram_mb=4294967300", EINVAL },
+		{ "vram_mb=64M", EINVAL },
+		{ "ndevices=0", EINVAL },
+		{ "ndevices=5", EINVAL },
+		{ "ndevices=2.0", EINVAL },
 		{ "vram_mb", EINVAL },
+		{ "tlb_entries=0", EINVAL },
+		{ "tlb_entries=4097", EINVAL },
+		{ "tlb_max_fragment=11", EINVAL },
+		{ "tlb_max_fragment=31", EINVAL },
 	};
 	char path[512], buf[32];
 	struct utsname u;

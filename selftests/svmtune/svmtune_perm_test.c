@@ -295,6 +295,7 @@ static const char *const knobs[] = {
 	"thrashing_lapse_us",
 	"thrashing_pin_ms",
 	"prefetch_threshold",
+	"evict_when_full",
 };
 
 /*
@@ -400,8 +401,14 @@ static __u64 emu_free_bytes(void)
 }
 
 /* As @uid, GPU-read 1 MiB of a pattern; 0 if the data came back. */
-static int gpu_reads_pattern(long want_remote)
+/*
+ * As another user, GPU-read 1 MiB the CPU wrote and check the bytes, and
+ * where they went: @want 1, mapped remotely (device memory full, eviction
+ * off); 0, migrated; 2, migrated by evicting another process's pages.
+ */
+static int gpu_reads_pattern(long want)
 {
+	long want_remote = want == 1;
 	struct svmtune_emu_access a;
 	unsigned long i, size = 1UL << 20;
 	char *mem, *out;
@@ -431,13 +438,15 @@ static int gpu_reads_pattern(long want_remote)
 	 * reach past the buffer into a neighbouring mapping); free: some
 	 * migrated.
 	 */
-	if (want_remote ? a.remote < size / PAGE || a.migrated : !a.migrated) {
+	if (want_remote ? a.remote < size / PAGE || a.migrated :
+			  !a.migrated || (want == 2 && !a.evicted)) {
 		fprintf(stderr,
-			"# %s: %llu faults, %llu pages migrated, %llu remote\n",
+			"# %s: %llu faults, %llu pages migrated, %llu remote, %llu evicted\n",
 			want_remote ? "memory full" : "memory free",
 			(unsigned long long)a.faults,
 			(unsigned long long)a.migrated,
-			(unsigned long long)a.remote);
+			(unsigned long long)a.remote,
+			(unsigned long long)a.evicted);
 		return 3;
 	}
 	return 0;
@@ -489,7 +498,12 @@ TEST(emu_memory_full_of_one_user_leaves_gpu_to_others)
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	close(ready[0]);
 	EXPECT_EQ(0, emu_free_bytes());
+	/* Eviction off: the other user's pages map remotely. */
+	EXPECT_EQ(0, svmtune_write_sysfs("evict_when_full", "0"));
 	EXPECT_EQ(0, run_child(gpu_reads_pattern, 1));
+	/* On (the default): the hog's least recently used blocks make room. */
+	EXPECT_EQ(0, svmtune_write_sysfs("evict_when_full", "1"));
+	EXPECT_EQ(0, run_child(gpu_reads_pattern, 2));
 	stop_target(hog);
 	EXPECT_LT(0, emu_free_bytes());
 	EXPECT_EQ(0, run_child(gpu_reads_pattern, 0));

@@ -507,6 +507,7 @@ static int write_knob_unprivileged(void)
 		"thrashing_lapse_us",
 		"thrashing_pin_ms",
 		"prefetch_threshold",
+		"evict_when_full",
 	};
 	char path[128];
 	unsigned int i;

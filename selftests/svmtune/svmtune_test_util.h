@@ -6,6 +6,7 @@
 #define _SVMTUNE_TEST_UTIL_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <stdint.h>
@@ -122,6 +123,11 @@ static inline __u64 svmtune_device_free_bytes(int ctl, __u32 id)
 	return di.mem_free_bytes;
 }
 
+#ifndef offsetofend
+#define offsetofend(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+#endif
+
 /* The policy knobs tests change, saved and restored around them. */
 static const char *const svmtune_policy_knobs[] = {
 	"thrashing",
@@ -129,6 +135,7 @@ static const char *const svmtune_policy_knobs[] = {
 	"thrashing_lapse_us",
 	"thrashing_pin_ms",
 	"prefetch_threshold",
+	"evict_when_full",
 	"adaptive_max_granularity",
 	"adaptive_min_granularity",
 };

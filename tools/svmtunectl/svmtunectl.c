@@ -255,7 +255,8 @@ static int cmd_stats(int argc, char **argv)
 	       "remote_pages %llu\nwaste_pages %llu\n"
 	       "fallback_pages %llu\nwindow_pages %llu\n"
 	       "thrashing_events %llu\nthrashing_detected %llu\n"
-	       "prefetch_pages %llu\nprefetch_used %llu\n",
+	       "prefetch_pages %llu\nprefetch_used %llu\n"
+	       "tlb_hits %llu\ntlb_misses %llu\n",
 	       (unsigned long long)c->gpu_faults,
 	       (unsigned long long)c->cpu_faults,
 	       (unsigned long long)c->pages_to_device,
@@ -269,7 +270,9 @@ static int cmd_stats(int argc, char **argv)
 	       (unsigned long long)c->thrashing_events,
 	       (unsigned long long)c->thrashing_detected,
 	       (unsigned long long)c->prefetch_pages,
-	       (unsigned long long)c->prefetch_used);
+	       (unsigned long long)c->prefetch_used,
+	       (unsigned long long)c->tlb_hits,
+	       (unsigned long long)c->tlb_misses);
 	return 0;
 }
 

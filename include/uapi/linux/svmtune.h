@@ -48,6 +48,7 @@ struct svmtune_version {
 #define SVMTUNE_FEATURE_STATS		(1ULL << 1)	/* SVMTUNE_IOC_GET_STATS */
 #define SVMTUNE_FEATURE_DEVICES		(1ULL << 2)	/* SVMTUNE_IOC_GET_DEVICE */
 #define SVMTUNE_FEATURE_PREFETCH	(1ULL << 3)	/* density prefetch, its counters */
+#define SVMTUNE_FEATURE_TLB_COUNTERS	(1ULL << 4)	/* tlb_hits, tlb_misses */
 
 /*
  * Memory locations, for preferred_loc. Devices are numbered from 1 in the
@@ -183,7 +184,9 @@ struct svmtune_process_policy {
  * @prefetch_used: of those, pages the device then used (the backend
  *	reports a device's first access to a page it migrated; a backend
  *	that cannot see accesses, like KFD, reports none)
- * @reserved: zero
+ * @tlb_hits: device TLB lookups that hit, from backends that model or
+ *	read their TLB (the emulated GPU); KFD reports none
+ * @tlb_misses: device TLB lookups that needed a page walk
  */
 struct svmtune_counters {
 	__u64 gpu_faults;
@@ -200,7 +203,8 @@ struct svmtune_counters {
 	__u64 thrashing_detected;
 	__u64 prefetch_pages;
 	__u64 prefetch_used;
-	__u64 reserved[2];
+	__u64 tlb_hits;
+	__u64 tlb_misses;
 };
 
 #define SVMTUNE_STATS_DEVICE	1	/* @id is a device id */

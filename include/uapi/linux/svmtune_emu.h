@@ -37,6 +37,16 @@
  *	of its window changed under it (an invalidation elsewhere in the
  *	address space does not count); must be zero on input
  * @reserved: must be zero
+ * @tlb_hits: out: page accesses the context's TLB model translated from a
+ *	cached entry (each entry covers one PTE fragment); must be zero on
+ *	input. Not in the first version of the struct: a shorter struct
+ *	gets no TLB counts.
+ * @tlb_misses: out: page accesses that needed a page walk; must be zero
+ *	on input
+ * @evicted: out: pages of other blocks this access's faults moved back to
+ *	system memory to make room in a full device (the engine picks the
+ *	least recently used blocks; knob ``evict_when_full``); must be zero
+ *	on input
  */
 struct svmtune_emu_access {
 	__u64 addr;
@@ -49,6 +59,9 @@ struct svmtune_emu_access {
 	__u64 remote;
 	__u64 retries;
 	__u64 reserved;
+	__u64 tlb_hits;
+	__u64 tlb_misses;
+	__u64 evicted;
 };
 
 #define SVMTUNE_EMU_TO_DEVICE	1
@@ -83,6 +96,13 @@ struct svmtune_emu_migrate {
 /* Bits 8-15: log2 bytes of the block the device mapping was made for. */
 #define SVMTUNE_EMU_PAGE_FRAG_SHIFT	8
 #define SVMTUNE_EMU_PAGE_FRAG(e)	(((e) >> 8) & 0xff)
+/*
+ * Bits 16-23, for a mapped page: log2 bytes of its PTE fragment, as amdgpu
+ * computes it (the aligned run of pages mapped in the same update,
+ * physically contiguous in VRAM; 12 for a page in system memory).
+ */
+#define SVMTUNE_EMU_PAGE_PTE_FRAG_SHIFT	16
+#define SVMTUNE_EMU_PAGE_PTE_FRAG(e)	(((e) >> 16) & 0xff)
 
 /**
  * struct svmtune_emu_snapshot - argument of %SVMTUNE_EMU_IOC_SNAPSHOT: where
