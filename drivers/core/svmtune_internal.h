@@ -227,6 +227,7 @@ extern unsigned int svmtune_thrashing_lapse_us;
 extern unsigned int svmtune_thrashing_pin_ms;
 extern unsigned int svmtune_prefetch_threshold;
 extern unsigned int svmtune_evict_when_full;
+extern unsigned int svmtune_fragment_auto;
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr);

@@ -44,6 +44,9 @@ unsigned int svmtune_prefetch_threshold;
 /* Whether a full device gives up its least recently used blocks. */
 unsigned int svmtune_evict_when_full = 1;
 
+/* Whether a block all on one device is mapped whole (one 2 MiB fragment). */
+unsigned int svmtune_fragment_auto;
+
 /*
  * Adaptive granularity, per 2 MiB block: a block starts at
  * SVMTUNE_ADAPTIVE_START (clamped to the bounds), or where the block below
@@ -67,13 +70,14 @@ static unsigned int svmtune_adaptive_start(void)
 
 /*
  * Whether new blocks are worth making: only the adaptive policy, density
- * prefetch and eviction (the LRU) read them. With all three off a fault
- * makes none, and turning one on later starts from what arrives after.
+ * prefetch, eviction (the LRU) and fragment "auto" read them. With all off
+ * a fault makes none, and turning one on later starts from what arrives
+ * after.
  */
 static bool svmtune_blocks_wanted(void)
 {
 	return READ_ONCE(svmtune_adaptive) || READ_ONCE(svmtune_prefetch_threshold) ||
-	       READ_ONCE(svmtune_evict_when_full);
+	       READ_ONCE(svmtune_evict_when_full) || READ_ONCE(svmtune_fragment_auto);
 }
 
 /* Blocks one residency report may make for whole blocks arriving. */
@@ -429,6 +433,41 @@ static void svmtune_prefetch(struct svmtune_block *blk,
 }
 
 /*
+ * Fragment "auto": once every page of the fault's 2 MiB block is on the
+ * faulting device (counting the window), the window becomes the whole
+ * block, so the backend maps it in one update and amdgpu writes its PTEs
+ * as one 2 MiB fragment where the VRAM is contiguous (a KFD range's BO is
+ * laid out as its addresses): one TLB entry where there were one per
+ * window. The pages are there already; nothing more migrates. On hardware
+ * it costs one rewrite of the block's 512 PTEs and a TLB flush, once per
+ * block, against a TLB miss (a page walk of up to four levels) per
+ * window-sized stride for as long as the block stays. Called with the
+ * address space's lock held, for a device fault migrating to @dev.
+ */
+static void svmtune_fragment_widen(struct svmtune_block *blk,
+				   const struct svmtune_device *dev,
+				   unsigned long addr, unsigned long lo,
+				   unsigned long hi, struct svmtune_decision *d)
+{
+	unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
+	unsigned long end = base + SVMTUNE_BLOCK_SIZE;
+	DECLARE_BITMAP(all, SVMTUNE_BLOCK_PAGES);
+	unsigned long ws, we;
+
+	if (blk->loc != dev->id || end < base || base < lo || end > hi ||
+	    (d->start <= base && d->end >= end))
+		return;
+	ws = (max(d->start, base) - base) >> PAGE_SHIFT;
+	we = (min(d->end, end) - base) >> PAGE_SHIFT;
+	bitmap_copy(all, blk->resident, SVMTUNE_BLOCK_PAGES);
+	bitmap_set(all, ws, we - ws);
+	if (!bitmap_full(all, SVMTUNE_BLOCK_PAGES))
+		return;
+	d->start = min(d->start, base);
+	d->end = max(d->end, end);
+}
+
+/*
  * The decision for @fault given its address space's state (@smm, may be
  * NULL), range and block (each may be NULL), with @smm's lock held when it
  * is given.
@@ -510,6 +549,8 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		/* Never into pages that are going back and forth. */
 		if (blk && !fault->fixed && !(track && range->thrash.events))
 			svmtune_prefetch(blk, dev, addr, lo, hi, decision);
+		if (blk && !fault->fixed && READ_ONCE(svmtune_fragment_auto))
+			svmtune_fragment_widen(blk, dev, addr, lo, hi, decision);
 	}
 
 	trace_svmtune_decide(dev, fault, decision, pinned);

@@ -282,6 +282,7 @@ SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_thrashing_lapse_us, 1, USEC_PER_SE
 SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
 SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
 SVMTUNE_UINT_KNOB(evict_when_full, svmtune_evict_when_full, 0, 1);
+SVMTUNE_UINT_KNOB(fragment_auto, svmtune_fragment_auto, 0, 1);
 
 static ssize_t blocks_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
@@ -335,6 +336,7 @@ static struct attribute *svmtune_attrs[] = {
 	&thrashing_pin_ms_knob.attr.attr,
 	&prefetch_threshold_knob.attr.attr,
 	&evict_when_full_knob.attr.attr,
+	&fragment_auto_knob.attr.attr,
 	&blocks_attr.attr,
 	&block_bytes_attr.attr,
 	&stats_attr.attr,

@@ -2227,6 +2227,75 @@ FIXTURE_VARIANT_ADD(knob, evict_when_full_leading_zero_is_decimal) {
 FIXTURE_VARIANT_ADD(knob, evict_when_full_word_on) {
 	"evict_when_full", "on", 0, false, EINVAL, NULL
 };
+FIXTURE_VARIANT_ADD(knob, fragment_auto_empty_line) {
+	"fragment_auto", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_leading_space) {
+	"fragment_auto", " 1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_leading_tab) {
+	"fragment_auto", "\t1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_trailing_space) {
+	"fragment_auto", "1 ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_two_newlines) {
+	"fragment_auto", "1\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_embedded_nul) {
+	"fragment_auto", "1\0001", 3, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_trailing_nul) {
+	"fragment_auto", "1\0", 2, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_negative) {
+	"fragment_auto", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_a_page_of_digits) {
+	"fragment_auto", "1", PAGE - 1, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_longer_than_a_page) {
+	"fragment_auto", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_longer_than_a_page_of_spaces) {
+	"fragment_auto", " ", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_garbage) {
+	"fragment_auto", "\x01\xff", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_good_with_newline) {
+	"fragment_auto", "1\n", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_good_without_newline) {
+	"fragment_auto", "1", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_off) {
+	"fragment_auto", "0", 0, false, 0, "0\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_max) {
+	"fragment_auto", "1", 0, false, 0, "1\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_above_max) {
+	"fragment_auto", "2", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_past_u32) {
+	"fragment_auto", "4294967296", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_hex) {
+	"fragment_auto", "0x10", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_exponent) {
+	"fragment_auto", "1e0", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_fraction) {
+	"fragment_auto", "0.5", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_leading_zero_is_decimal) {
+	"fragment_auto", "01", 0, false, 0, "1\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_word_on) {
+	"fragment_auto", "on", 0, false, EINVAL, NULL
+};
 /* The block-state gauges are read-only. */
 FIXTURE_VARIANT_ADD(knob, blocks_read_only) { "blocks", "0", 0, false, EACCES, NULL };
 FIXTURE_VARIANT_ADD(knob, block_bytes_read_only) { "block_bytes", "1", 0, false, EACCES, NULL };

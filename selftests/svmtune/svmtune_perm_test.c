@@ -296,6 +296,7 @@ static const char *const knobs[] = {
 	"thrashing_pin_ms",
 	"prefetch_threshold",
 	"evict_when_full",
+	"fragment_auto",
 };
 
 /*

@@ -508,6 +508,7 @@ static int write_knob_unprivileged(void)
 		"thrashing_pin_ms",
 		"prefetch_threshold",
 		"evict_when_full",
+		"fragment_auto",
 	};
 	char path[128];
 	unsigned int i;

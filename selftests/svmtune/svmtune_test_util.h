@@ -136,6 +136,7 @@ static const char *const svmtune_policy_knobs[] = {
 	"thrashing_pin_ms",
 	"prefetch_threshold",
 	"evict_when_full",
+	"fragment_auto",
 	"adaptive_max_granularity",
 	"adaptive_min_granularity",
 };

@@ -1207,8 +1207,12 @@ static void *concurrent_reader(void *p)
  * with SET_ATTR, as HIP's managed allocations are); GPU 0 reads each block
  * page by page with svmtune's 64 KiB windows, the first with prefetch off
  * (a fault per window: 32), the second at 51 %: each fault's window grows
- * as the block fills (6 faults, 416 of the 512 pages prefetched). The GPU
- * reads the CPU's data throughout.
+ * as the block fills (6 faults, 416 of the 512 pages prefetched). A third
+ * block, prefetch off and fragment_auto on: the fault that completes it
+ * has KFD map the whole block in one update, which amdgpu writes as 2 MiB
+ * fragments (512 pages in svmtune_kfd's fragment histogram) where the
+ * first block's 32 windows were 64 KiB fragments. The GPU reads the CPU's
+ * data throughout.
  */
 static int prefetch_test(void)
 {
@@ -1218,12 +1222,13 @@ static int prefetch_test(void)
 	long long attached = kfd_stat("processes_attached");
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
 	int ctl = open("/dev/svmtune", O_RDWR);
-	unsigned long long faults[2] = { 0 }, vram[2], pf[2];
+	unsigned long long faults[3] = { 0 }, vram[3], pf[3];
+	long long frag64[3], frag2m[3];
 	struct kfd_ioctl_svm_attribute attr[1];
 	struct svmtune_counters c0, c1;
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdbed_access_args a;
-	uint32_t gpu, dev, *host, *blk[2];
+	uint32_t gpu, dev, *host, *blk[3];
 	const size_t n = SZ_2M / 4;
 	size_t b, i, off;
 	char *raw, *buf;
@@ -1237,27 +1242,33 @@ static int prefetch_test(void)
 	      "prefetch: the process got the engine's state when it opened /dev/kfd");
 	gpu = stats(bed).gpu_id;
 	dev = engine_device(ctl, "amdgpu-kfd");
-	raw = mmap(NULL, 3 * SZ_2M, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, 4 * SZ_2M, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	host = malloc(4096);
 	if (!dev || raw == MAP_FAILED || !host)
 		return 1;
 	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
-	for (b = 0; b < 2; b++) {
+	for (b = 0; b < 3; b++) {
 		blk[b] = (uint32_t *)(buf + b * SZ_2M);
 		for (i = 0; i < n; i++)
 			blk[b][i] = pattern(i, 0xb00 + b);
 	}
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 2 * SZ_2M, attr, 1);
-	CHECK(!r, "prefetch: one KFD range over 4 MiB, accessible by GPU 0x%x",
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 3 * SZ_2M, attr, 1);
+	CHECK(!r, "prefetch: one KFD range over 6 MiB, accessible by GPU 0x%x",
 	      gpu);
 
-	for (b = 0; b < 2; b++) {
+	for (b = 0; b < 3; b++) {
 		if (b == 1)
 			CHECK(!svmtune_knob("prefetch_threshold", "51"),
 			      "prefetch: prefetch_threshold 51");
+		if (b == 2)
+			CHECK(!svmtune_knob("prefetch_threshold", "0") &&
+				      !svmtune_knob("fragment_auto", "1"),
+			      "prefetch: prefetch off, fragment_auto 1");
+		frag64[b] = kfd_frag_pages(64);
+		frag2m[b] = kfd_frag_pages(2048);
 		c0 = device_counters(ctl, dev);
 		s0 = stats(bed);
 		for (off = 0; off < SZ_2M && !bad; off += 4096) {
@@ -1274,8 +1285,11 @@ static int prefetch_test(void)
 		c1 = device_counters(ctl, dev);
 		vram[b] = s1.pages_to_vram - s0.pages_to_vram;
 		pf[b] = c1.prefetch_pages - c0.prefetch_pages;
+		frag64[b] = kfd_frag_pages(64) - frag64[b];
+		frag2m[b] = kfd_frag_pages(2048) - frag2m[b];
 	}
-	CHECK(!bad, "prefetch: the GPU read the CPU's data in both blocks");
+	CHECK(!bad,
+	      "prefetch: the GPU read the CPU's data in all three blocks");
 	CHECK(faults[0] == 32 && vram[0] == 512 && pf[0] == 0,
 	      "prefetch: off: %llu GPU faults, %llu pages to VRAM, %llu prefetched",
 	      faults[0], vram[0], pf[0]);
@@ -1284,7 +1298,14 @@ static int prefetch_test(void)
 	      faults[1], vram[1], pf[1]);
 	CHECK(c1.prefetch_used == c0.prefetch_used,
 	      "prefetch: KFD reports no device use (prefetch_used unchanged)");
+	CHECK(frag64[0] == 512 && frag2m[0] == 0,
+	      "prefetch: off, fragment_auto off: 512 pages mapped as 64 KiB fragments (%lld), none as 2 MiB (%lld)",
+	      frag64[0], frag2m[0]);
+	CHECK(faults[2] == 32 && vram[2] == 512 && frag2m[2] == 512,
+	      "prefetch: fragment_auto: %llu GPU faults, %llu pages to VRAM, the full block remapped as 2 MiB fragments (%lld pages; %lld as 64 KiB before)",
+	      faults[2], vram[2], frag2m[2], frag64[2]);
 	svmtune_knob("prefetch_threshold", "0");
+	svmtune_knob("fragment_auto", "0");
 	return fails != 0;
 }
 
