@@ -82,6 +82,9 @@ struct svmtune_thrash {
  * @start: first byte, page-aligned
  * @end: end, page-aligned, > @start
  * @pol: the policy set on it (fields UNSET where nothing was set)
+ * @ad_hint: adaptive mode: the window a block of the range last had (log2
+ *	bytes; 0 none), where a new block of the range starts, so that a
+ *	sparse pattern learnt in one block is not learnt again in each
  * @thrash: thrashing state
  * @counters: what happened in it, SVMTUNE_CNT_* order
  *
@@ -92,6 +95,7 @@ struct svmtune_range {
 	unsigned long start;
 	unsigned long end;
 	struct svmtune_policy pol;
+	u8 ad_hint;
 	struct svmtune_thrash thrash;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 };

@@ -177,6 +177,7 @@ static void svmtune_range_split(struct svmtune_mm *smm,
 	new->start = at;
 	new->end = range->end;
 	new->pol = range->pol;
+	new->ad_hint = range->ad_hint;
 	new->thrash = range->thrash;
 	memset(new->counters, 0, sizeof(new->counters));
 	range->end = at;

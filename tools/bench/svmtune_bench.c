@@ -12,8 +12,9 @@
  *   stride   the GPU reads the first 4 KiB of every 256 KiB
  *   pingpong the GPU reads a page, the CPU writes it, 64 rounds on each of
  *            8 pages 2 MiB apart (CPU-GPU thrashing)
- * Policies: fixed 4K, 64K, 2M, adaptive; for pingpong also 2M with
- * thrashing mitigation (remote).
+ * Policies: fixed 4K, 64K, 2M, adaptive; 64K and adaptive with density
+ * prefetch at 51 % (UVM's threshold); for pingpong also 2M with thrashing
+ * mitigation (remote).
  *
  * Each measurement is the best of REPEAT runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
@@ -41,16 +42,21 @@ struct policy {
 	const char *knob; /* policy */
 	const char *granularity;
 	const char *thrashing;
+	const char *prefetch; /* prefetch_threshold */
+	int pingpong_only;
 };
 
 static const struct policy policies[] = {
-	{ "fixed-4K", "fixed", "4K", "detect" },
-	{ "fixed-64K", "fixed", "64K", "detect" },
-	{ "fixed-2M", "fixed", "2M", "detect" },
-	{ "adaptive", "adaptive", "2M", "detect" },
-	{ "2M+remote", "fixed", "2M", "remote" },
+	{ "fixed-4K", "fixed", "4K", "detect", "0", 0 },
+	{ "fixed-64K", "fixed", "64K", "detect", "0", 0 },
+	{ "fixed-2M", "fixed", "2M", "detect", "0", 0 },
+	{ "adaptive", "adaptive", "2M", "detect", "0", 0 },
+	{ "64K+pf51", "fixed", "64K", "detect", "51", 0 },
+	{ "adapt+pf51", "adaptive", "2M", "detect", "51", 0 },
+	{ "2M+remote", "fixed", "2M", "remote", "0", 1 },
 };
 
+#define NPOLICIES ARRAY_SIZE(policies)
 #define BASELINE 2 /* fixed-2M */
 
 struct result {
@@ -62,7 +68,8 @@ static int set_policy(const struct policy *p)
 {
 	if (svmtune_tool_write_knob("policy", p->knob) ||
 	    svmtune_tool_write_knob("granularity", p->granularity) ||
-	    svmtune_tool_write_knob("thrashing", p->thrashing))
+	    svmtune_tool_write_knob("thrashing", p->thrashing) ||
+	    svmtune_tool_write_knob("prefetch_threshold", p->prefetch))
 		return -1;
 	return 0;
 }
@@ -160,10 +167,10 @@ int main(void)
 	static const char *const workloads[] = { "stream", "sparse", "stride",
 						 "pingpong" };
 	static const char *const knobs[] = { "policy", "granularity",
-					     "thrashing",
-					     "thrashing_lapse_us" };
-	char saved[4][32];
-	struct result res[5];
+					     "thrashing", "thrashing_lapse_us",
+					     "prefetch_threshold" };
+	char saved[5][32];
+	struct result res[NPOLICIES];
 	unsigned int w, p, k;
 	int emu, ctl, ret = 0;
 
@@ -173,7 +180,7 @@ int main(void)
 		perror("svmtune_bench: open /dev/svmtune_emu0 or /dev/svmtune");
 		return 1;
 	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		if (svmtune_tool_read_knob(knobs[k], saved[k],
 					   sizeof(saved[k]))) {
 			perror("svmtune_bench: /sys/kernel/svmtune");
@@ -190,9 +197,11 @@ int main(void)
 	       "policy", "ms", "time-x", "faults", "pages->gpu", "MiB-moved",
 	       "bytes-x", "remote-pg", "thrash");
 	for (w = 0; w < 4 && !ret; w++) {
-		unsigned int npol = w == 3 ? 5 : 4;
+		int pingpong = !strcmp(workloads[w], "pingpong");
 
-		for (p = 0; p < npol && !ret; p++) {
+		for (p = 0; p < NPOLICIES && !ret; p++) {
+			if (policies[p].pingpong_only && !pingpong)
+				continue;
 			ret = set_policy(&policies[p]);
 			for (k = 0; k < REPEAT && !ret; k++) {
 				struct result r;
@@ -202,12 +211,13 @@ int main(void)
 					res[p] = r;
 			}
 		}
-		for (p = 0; p < npol && !ret; p++)
-			print_row(workloads[w], policies[p].name, &res[p],
-				  &res[BASELINE]);
+		for (p = 0; p < NPOLICIES && !ret; p++)
+			if (!policies[p].pingpong_only || pingpong)
+				print_row(workloads[w], policies[p].name,
+					  &res[p], &res[BASELINE]);
 	}
 
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 5; k++)
 		svmtune_tool_write_knob(knobs[k], saved[k]);
 	if (ret) {
 		fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));

@@ -18,6 +18,10 @@
 #include <linux/svmtune.h>
 #include <linux/svmtune_emu.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define SVMTUNE_TOOL_PAGE 4096UL
 
 /* Write @val to /sys/kernel/svmtune/@name; 0 or -1. */
