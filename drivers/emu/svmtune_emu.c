@@ -1167,6 +1167,30 @@ static unsigned long svmtune_emu_make_room(struct svmtune_emu_device *edev,
 	return evicted;
 }
 
+/*
+ * Migrate decision @d's window to VRAM again, after the fault dropped the
+ * mmap_lock (to make room, or after pages came over from another GPU): the
+ * VMA holding @addr may have changed meanwhile, and the window must still
+ * fit it. Returns the pages that moved (@fallback counts those that found
+ * no VRAM), or -EFAULT if the window no longer fits a VMA.
+ */
+static long svmtune_emu_migrate_again(struct svmtune_emu_ctx *ctx,
+				      unsigned long addr,
+				      const struct svmtune_decision *d,
+				      unsigned long *fallback)
+{
+	struct vm_area_struct *vma;
+	long ret = -EFAULT;
+
+	mmap_read_lock(ctx->mm);
+	vma = vma_lookup(ctx->mm, addr);
+	if (vma && vma->vm_start <= d->start && d->end <= vma->vm_end)
+		ret = svmtune_emu_migrate_to_vram(ctx->edev, vma, d->start,
+						  d->end, d, fallback);
+	mmap_read_unlock(ctx->mm);
+	return ret;
+}
+
 /* A device fault at @addr: ask the engine, migrate and map what it says. */
 static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr,
 				 bool write, struct svmtune_emu_tally *tally)
@@ -1214,16 +1238,11 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 						result.fallback);
 		tally->evicted += evicted;
 		if (evicted) {
-			mmap_read_lock(ctx->mm);
-			vma = vma_lookup(ctx->mm, addr);
-			if (vma && vma->vm_start <= d.start && d.end <= vma->vm_end) {
-				ret = svmtune_emu_migrate_to_vram(edev, vma, d.start,
-								  d.end, &d, &fallback);
-				if (ret > 0)
-					result.to_device += ret;
+			ret = svmtune_emu_migrate_again(ctx, addr, &d, &fallback);
+			if (ret > 0)
+				result.to_device += ret;
+			if (ret >= 0)
 				result.fallback = fallback;
-			}
-			mmap_read_unlock(ctx->mm);
 		}
 	}
 
@@ -1242,16 +1261,7 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
 			      d.granularity, &tally->retries);
 	if (ret >= 0 && here && pf.bridged) {
-		mmap_read_lock(ctx->mm);
-		vma = vma_lookup(ctx->mm, addr);
-		/* The VMA may have changed meanwhile: the window must fit it. */
-		if (vma && vma->vm_start <= d.start && d.end <= vma->vm_end)
-			ret = svmtune_emu_migrate_to_vram(edev, vma, d.start,
-							  d.end, &d,
-							  &result.fallback);
-		else
-			ret = 0;
-		mmap_read_unlock(ctx->mm);
+		ret = svmtune_emu_migrate_again(ctx, addr, &d, &result.fallback);
 		if (ret > 0)
 			result.to_device += ret;
 		ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
