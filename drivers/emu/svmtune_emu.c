@@ -180,7 +180,7 @@ struct svmtune_emu_tlb_entry {
  * @pt: device page table: virtual page number -> xa_mk_value(entry)
  * @walks: the hmm_range_fault() walks in flight (struct svmtune_emu_walk)
  * @tlb: the context's TLB (%tlb_entries entries), under @lock; flushed by
- *	every invalidation, as amdgpu flushes a VMID's TLB
+ *	every invalidation that clears a PTE, as amdgpu flushes a VMID's TLB
  * @tlb_entries: how many
  * @tlb_clock: LRU clock
  */
@@ -802,6 +802,7 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 	struct svmtune_emu_ctx *ctx = container_of(mni, struct svmtune_emu_ctx, notifier);
 	struct svmtune_emu_walk *walk;
 	unsigned long index;
+	bool flush = false;
 	void *entry;
 
 	if (mmu_notifier_range_blockable(range))
@@ -813,10 +814,17 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 		if (walk->start < range->end && range->start < walk->end)
 			walk->changed = true;
 	xa_for_each_range(&ctx->pt, index, entry, range->start >> PAGE_SHIFT,
-			  (range->end - 1) >> PAGE_SHIFT)
+			  (range->end - 1) >> PAGE_SHIFT) {
 		xa_erase(&ctx->pt, index);
-	/* As amdgpu flushes the VMID's TLB after invalidating its PTEs. */
-	memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
+		flush = true;
+	}
+	/*
+	 * As amdgpu flushes the VMID's TLB after clearing PTEs, and only
+	 * then: KFD ignores invalidations outside its ranges, so khugepaged
+	 * or a munmap elsewhere in the process costs the GPU nothing.
+	 */
+	if (flush)
+		memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
 	mutex_unlock(&ctx->lock);
 	return true;
 }
