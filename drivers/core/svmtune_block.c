@@ -30,10 +30,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/ktime.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "svmtune_internal.h"
+#include "svmtune_trace.h"
 
 static struct kmem_cache *svmtune_block_cache;
 static atomic_long_t svmtune_nr_blocks = ATOMIC_LONG_INIT(0);
@@ -290,6 +293,158 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id)
 unsigned long svmtune_block_count(void)
 {
 	return atomic_long_read(&svmtune_nr_blocks);
+}
+
+/*
+ * Pin expiry. A chunk pinned by thrashing (svmtune_thrash_fault()) stays in
+ * system memory, mapped remotely by the devices that fault on it, until
+ * its block's pin_until_ns; its block carries %SVMTUNE_BLOCK_PINNED in the
+ * address space's xarray. One delayed work, due at the earliest expiry,
+ * unpins what expired and asks the backends to tear the remote mappings
+ * down (struct svmtune_device_ops.unmap_remote), so the device's next
+ * access faults and the engine decides again: a pin ends when it says,
+ * not at the next invalidation. svmtune_unpin_lock (inside
+ * svmtune_mm.lock) guards when the work is due.
+ */
+static void svmtune_unpin_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(svmtune_unpin_work, svmtune_unpin_fn);
+static DEFINE_SPINLOCK(svmtune_unpin_lock);
+static u64 svmtune_unpin_due_ns;	/* 0: not queued */
+static bool svmtune_unpin_stopped;
+
+/* Expired pins one pass of the work collects before it calls backends. */
+#define SVMTUNE_UNPIN_BATCH	32
+
+struct svmtune_unpin_pass {
+	struct svmtune_mm_walk walk;
+	u64 now;
+	u64 next;
+	unsigned int n;
+	bool more;
+	struct {
+		struct mm_struct *mm;
+		unsigned long start;
+		unsigned long end;
+		u32 dev;
+		unsigned int chunks;
+	} item[SVMTUNE_UNPIN_BATCH];
+};
+
+/**
+ * svmtune_block_pin_schedule() - a pin ends at @until_ns: make sure the
+ *	unpin work runs then
+ * @until_ns: ktime_get_ns() time
+ *
+ * Never sleeps; called under an address space's lock.
+ */
+void svmtune_block_pin_schedule(u64 until_ns)
+{
+	u64 now = ktime_get_ns();
+
+	spin_lock(&svmtune_unpin_lock);
+	if (!svmtune_unpin_stopped &&
+	    (!svmtune_unpin_due_ns || until_ns < svmtune_unpin_due_ns)) {
+		svmtune_unpin_due_ns = until_ns;
+		mod_delayed_work(system_wq, &svmtune_unpin_work,
+				 nsecs_to_jiffies(until_ns > now ? until_ns - now : 0) + 1);
+	}
+	spin_unlock(&svmtune_unpin_lock);
+}
+
+/* Collect the expired pins of @smm (its lock held) into @walk's pass. */
+static void svmtune_unpin_collect(struct svmtune_mm *smm,
+				  struct svmtune_mm_walk *walk)
+{
+	struct svmtune_unpin_pass *pass =
+		container_of(walk, struct svmtune_unpin_pass, walk);
+	struct svmtune_block *blk;
+	unsigned long index;
+
+	xa_for_each_marked(&smm->blocks, index, blk, SVMTUNE_BLOCK_PINNED) {
+		struct svmtune_block_thrash *th = &blk->th;
+		struct svmtune_range *range;
+		unsigned long start, end;
+		unsigned int chunks;
+
+		if (th->pin_until_ns > pass->now) {
+			pass->next = min(pass->next, th->pin_until_ns);
+			continue;
+		}
+		if (pass->n == SVMTUNE_UNPIN_BATCH) {
+			pass->more = true;
+			return;
+		}
+		start = blk->base + ((unsigned long)__ffs(th->pinned) << SVMTUNE_THRASH_CHUNK_SHIFT);
+		end = blk->base + ((unsigned long)(__fls(th->pinned) + 1) << SVMTUNE_THRASH_CHUNK_SHIFT);
+		chunks = hweight32(th->pinned);
+		smm->counters[SVMTUNE_CNT_UNPINS] += chunks;
+		range = svmtune_range_find(smm, start);
+		if (range)
+			range->counters[SVMTUNE_CNT_UNPINS] += chunks;
+		trace_svmtune_thrashing(NULL, start, end, start,
+					SVMTUNE_THRASH_TRACE_UNPINNED);
+		if (mmget_not_zero(smm->mm)) {
+			pass->item[pass->n].mm = smm->mm;
+			pass->item[pass->n].start = start;
+			pass->item[pass->n].end = end;
+			pass->item[pass->n].dev = th->pin_dev;
+			pass->item[pass->n].chunks = chunks;
+			pass->n++;
+		}
+		th->pinned = 0;
+		xa_clear_mark(&smm->blocks, index, SVMTUNE_BLOCK_PINNED);
+	}
+}
+
+static void svmtune_unpin_fn(struct work_struct *work)
+{
+	struct svmtune_unpin_pass *pass;
+	unsigned int i;
+
+	spin_lock(&svmtune_unpin_lock);
+	svmtune_unpin_due_ns = 0;
+	spin_unlock(&svmtune_unpin_lock);
+
+	pass = kmalloc(sizeof(*pass), GFP_KERNEL);
+	if (!pass) {
+		/* Pins last a little longer; try again soon. */
+		svmtune_block_pin_schedule(ktime_get_ns() + 10 * NSEC_PER_MSEC);
+		return;
+	}
+	pass->walk.visit = svmtune_unpin_collect;
+	do {
+		pass->now = ktime_get_ns();
+		pass->next = U64_MAX;
+		pass->n = 0;
+		pass->more = false;
+		svmtune_mm_visit_live(&pass->walk);
+		for (i = 0; i < pass->n; i++) {
+			svmtune_devices_unmap_remote(pass->item[i].mm,
+						     pass->item[i].start,
+						     pass->item[i].end,
+						     pass->item[i].dev,
+						     pass->item[i].chunks);
+			mmput(pass->item[i].mm);
+		}
+		cond_resched();
+	} while (pass->more);
+	if (pass->next != U64_MAX)
+		svmtune_block_pin_schedule(pass->next);
+	kfree(pass);
+}
+
+/**
+ * svmtune_unpin_stop() - module unload: no more unpin work
+ *
+ * Pins left are dropped with their blocks; their remote mappings stay
+ * until the pages are next invalidated.
+ */
+void svmtune_unpin_stop(void)
+{
+	spin_lock(&svmtune_unpin_lock);
+	svmtune_unpin_stopped = true;
+	spin_unlock(&svmtune_unpin_lock);
+	cancel_delayed_work_sync(&svmtune_unpin_work);
 }
 
 int svmtune_block_init(void)

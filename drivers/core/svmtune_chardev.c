@@ -34,7 +34,8 @@
 				 SVMTUNE_FEATURE_STATS | \
 				 SVMTUNE_FEATURE_DEVICES | \
 				 SVMTUNE_FEATURE_PREFETCH | \
-				 SVMTUNE_FEATURE_TLB_COUNTERS)
+				 SVMTUNE_FEATURE_TLB_COUNTERS | \
+				 SVMTUNE_FEATURE_THRASHING)
 
 /* Room for the argument of any ioctl, as the running kernel knows it. */
 union svmtune_ioctl_arg {
@@ -136,7 +137,8 @@ static struct mm_struct *svmtune_target_mm(u32 pid)
 
 /* Validate policy fields from user space and gather them into @pol. */
 static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
-				    u32 access, struct svmtune_policy *pol)
+				    u32 access, u32 thrashing,
+				    struct svmtune_policy *pol)
 {
 	if (!set || (set & ~SVMTUNE_POLICY_ALL))
 		return -EINVAL;
@@ -146,6 +148,11 @@ static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
 	     granularity > SVMTUNE_GRANULARITY_MAX))
 		return -EINVAL;
 	if ((set & SVMTUNE_POLICY_ACCESS) && access > SVMTUNE_ACCESS_READ_MOSTLY)
+		return -EINVAL;
+	if ((set & SVMTUNE_POLICY_THRASHING) && thrashing > SVMTUNE_THRASH_TRACK)
+		return -EINVAL;
+	/* A field not being set must be zero, as a reserved one. */
+	if (!(set & SVMTUNE_POLICY_THRASHING) && thrashing)
 		return -EINVAL;
 	if ((set & SVMTUNE_POLICY_PREFERRED_LOC) &&
 	    preferred_loc != SVMTUNE_LOC_UNSET &&
@@ -158,6 +165,7 @@ static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
 	pol->granularity = granularity;
 	pol->preferred_loc = preferred_loc;
 	pol->access = access;
+	pol->thrashing = thrashing;
 	return 0;
 }
 
@@ -213,14 +221,15 @@ static long svmtune_ioctl_set_policy(struct file *file, void *data)
 	long ret;
 
 	if (arg->flags || arg->extent_end || arg->eff_granularity ||
-	    arg->eff_preferred_loc || arg->eff_access || arg->reserved0 ||
-	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	    arg->eff_preferred_loc || arg->eff_access || arg->eff_thrashing ||
+	    arg->reserved0 || arg->reserved)
 		return -EINVAL;
 	ret = svmtune_check_span(arg->start, arg->size);
 	if (ret)
 		return ret;
 	ret = svmtune_policy_from_user(arg->set, arg->granularity,
-				       arg->preferred_loc, arg->access, &pol);
+				       arg->preferred_loc, arg->access,
+				       arg->thrashing, &pol);
 	if (ret)
 		return ret;
 
@@ -251,11 +260,13 @@ static void svmtune_get_policy_fill(struct svmtune_range_policy *arg,
 	arg->granularity = range ? range->pol.granularity : SVMTUNE_GRANULARITY_UNSET;
 	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
 	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
+	arg->thrashing = range ? range->pol.thrashing : SVMTUNE_THRASH_UNSET;
 	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
 			       eff.granularity :
 			       svmtune_policy_window(smm, arg->start);
 	arg->eff_preferred_loc = eff.preferred_loc;
 	arg->eff_access = eff.access;
+	arg->eff_thrashing = eff.thrashing;
 }
 
 static long svmtune_ioctl_get_policy(struct file *file, void *data)
@@ -268,9 +279,9 @@ static long svmtune_ioctl_get_policy(struct file *file, void *data)
 	long ret;
 
 	if (arg->flags || arg->set || arg->granularity || arg->preferred_loc ||
-	    arg->access || arg->extent_end || arg->eff_granularity ||
-	    arg->eff_preferred_loc || arg->eff_access || arg->reserved0 ||
-	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	    arg->access || arg->thrashing || arg->extent_end ||
+	    arg->eff_granularity || arg->eff_preferred_loc || arg->eff_access ||
+	    arg->eff_thrashing || arg->reserved0 || arg->reserved)
 		return -EINVAL;
 	ret = svmtune_check_span(arg->start, arg->size);
 	if (ret)
@@ -311,10 +322,12 @@ static long svmtune_ioctl_set_process_policy(struct file *file, void *data)
 	struct mm_struct *mm;
 	long ret;
 
-	if (arg->flags || memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	if (arg->flags || arg->reserved0 ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
 	ret = svmtune_policy_from_user(arg->set, arg->granularity,
-				       arg->preferred_loc, arg->access, &pol);
+				       arg->preferred_loc, arg->access,
+				       arg->thrashing, &pol);
 	if (ret)
 		return ret;
 	smm = svmtune_target_smm(arg->pid, &mm);
@@ -337,7 +350,8 @@ static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
 	struct mm_struct *mm;
 
 	if (arg->flags || arg->set || arg->granularity || arg->preferred_loc ||
-	    arg->access || memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	    arg->access || arg->thrashing || arg->reserved0 ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
 	mm = svmtune_target_mm(arg->pid);
 	if (IS_ERR(mm))
@@ -345,12 +359,14 @@ static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
 	arg->granularity = SVMTUNE_GRANULARITY_UNSET;
 	arg->preferred_loc = SVMTUNE_LOC_UNSET;
 	arg->access = SVMTUNE_ACCESS_UNSET;
+	arg->thrashing = SVMTUNE_THRASH_UNSET;
 	smm = svmtune_mm_find(mm);
 	if (smm) {
 		spin_lock(&smm->lock);
 		arg->granularity = smm->defaults.granularity;
 		arg->preferred_loc = smm->defaults.preferred_loc;
 		arg->access = smm->defaults.access;
+		arg->thrashing = smm->defaults.thrashing;
 		spin_unlock(&smm->lock);
 	}
 	mmput(mm);
@@ -361,8 +377,10 @@ static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
  * svmtune_counters_to_user() - convert engine counters to the uapi layout
  * @counters: SVMTUNE_NR_COUNTERS values in enum svmtune_counter order
  * @out: the uapi struct, reserved fields zeroed
+ * @mit: the mitigation counters, reserved fields zeroed
  */
-void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out)
+void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out,
+			      struct svmtune_mitigations *mit)
 {
 	memset(out, 0, sizeof(*out));
 	out->gpu_faults = counters[SVMTUNE_CNT_GPU_FAULTS];
@@ -381,6 +399,11 @@ void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out)
 	out->prefetch_used = counters[SVMTUNE_CNT_PREFETCH_USED];
 	out->tlb_hits = counters[SVMTUNE_CNT_TLB_HITS];
 	out->tlb_misses = counters[SVMTUNE_CNT_TLB_MISSES];
+	memset(mit, 0, sizeof(*mit));
+	mit->thrashing_throttles = counters[SVMTUNE_CNT_THROTTLES];
+	mit->thrashing_pins = counters[SVMTUNE_CNT_PINS];
+	mit->thrashing_unpins = counters[SVMTUNE_CNT_UNPINS];
+	mit->evicted_pages = counters[SVMTUNE_CNT_EVICTED_PAGES];
 }
 
 static long svmtune_ioctl_get_stats(struct file *file, void *data)
@@ -394,7 +417,8 @@ static long svmtune_ioctl_get_stats(struct file *file, void *data)
 
 	if (arg->flags || arg->reserved0 || arg->range_start || arg->range_end ||
 	    memchr_inv(&arg->counters, 0, sizeof(arg->counters)) ||
-	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)) ||
+	    memchr_inv(&arg->mitigations, 0, sizeof(arg->mitigations)))
 		return -EINVAL;
 
 	switch (arg->scope) {
@@ -435,7 +459,8 @@ static long svmtune_ioctl_get_stats(struct file *file, void *data)
 		return -EINVAL;
 	}
 	if (!ret)
-		svmtune_counters_to_user(counters, &arg->counters);
+		svmtune_counters_to_user(counters, &arg->counters,
+					 &arg->mitigations);
 	return ret;
 }
 

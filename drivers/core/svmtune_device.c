@@ -85,6 +85,34 @@ void svmtune_device_unregister(struct svmtune_device *dev)
 }
 EXPORT_SYMBOL_GPL(svmtune_device_unregister);
 
+/**
+ * svmtune_devices_unmap_remote() - a thrashing pin ended: ask every device
+ *	to drop its remote mappings of the pinned span
+ * @mm: the address space, its users referenced
+ * @start: first byte of the span
+ * @end: its end
+ * @counted_id: the device whose fault made the pin: its unpin counter
+ *	grows by @chunks
+ * @chunks: the 64 KiB chunks unpinned
+ *
+ * Sleeps (the backends' callbacks may); call without engine locks.
+ */
+void svmtune_devices_unmap_remote(struct mm_struct *mm, unsigned long start,
+				  unsigned long end, u32 counted_id,
+				  unsigned int chunks)
+{
+	struct svmtune_device *dev;
+
+	mutex_lock(&svmtune_devices_lock);
+	list_for_each_entry(dev, &svmtune_devices, node) {
+		if (dev->ops->unmap_remote)
+			dev->ops->unmap_remote(dev, mm, start, end);
+		if (dev->id == counted_id)
+			atomic64_add(chunks, &dev->counters[SVMTUNE_CNT_UNPINS]);
+	}
+	mutex_unlock(&svmtune_devices_lock);
+}
+
 static struct svmtune_device *svmtune_device_lookup(u32 id)
 {
 	struct svmtune_device *dev;

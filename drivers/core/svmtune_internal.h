@@ -28,10 +28,12 @@
  * @granularity: log2 bytes, or %SVMTUNE_GRANULARITY_UNSET
  * @access: SVMTUNE_ACCESS_*
  * @preferred_loc: SVMTUNE_LOC_*, a device id, or %SVMTUNE_LOC_UNSET
+ * @thrashing: SVMTUNE_THRASH_*
  */
 struct svmtune_policy {
 	u8 granularity;
 	u8 access;
+	u8 thrashing;
 	u32 preferred_loc;
 };
 
@@ -53,30 +55,6 @@ struct svmtune_adaptive {
 };
 
 /**
- * struct svmtune_thrash - thrashing state of one range
- * @dev_start: start of the last window a device fault migrated to a device
- * @dev_end: its end
- * @dev_ns: when (ktime_get_ns())
- * @sys_start: start of the last window a CPU fault took back
- * @sys_end: its end
- * @sys_ns: when
- * @event_ns: time of the last reversal
- * @pinned_until_ns: the range maps remotely until then, if mitigating
- * @events: reversals since the range was last quiet
- */
-struct svmtune_thrash {
-	unsigned long dev_start;
-	unsigned long dev_end;
-	u64 dev_ns;
-	unsigned long sys_start;
-	unsigned long sys_end;
-	u64 sys_ns;
-	u64 event_ns;
-	u64 pinned_until_ns;
-	u8 events;
-};
-
-/**
  * struct svmtune_range - a part of an address space with one policy
  * @node: in svmtune_mm.ranges, ordered by address; ranges never overlap
  * @start: first byte, page-aligned
@@ -85,7 +63,6 @@ struct svmtune_thrash {
  * @ad_hint: adaptive mode: the window a block of the range last had (log2
  *	bytes; 0 none), where a new block of the range starts, so that a
  *	sparse pattern learnt in one block is not learnt again in each
- * @thrash: thrashing state
  * @counters: what happened in it, SVMTUNE_CNT_* order
  *
  * Protected by the owning svmtune_mm's lock.
@@ -96,7 +73,6 @@ struct svmtune_range {
 	unsigned long end;
 	struct svmtune_policy pol;
 	u8 ad_hint;
-	struct svmtune_thrash thrash;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 };
 
@@ -139,6 +115,46 @@ struct svmtune_mm {
 #define SVMTUNE_BLOCK_SHIFT	21
 #define SVMTUNE_BLOCK_SIZE	(1UL << SVMTUNE_BLOCK_SHIFT)
 #define SVMTUNE_BLOCK_PAGES	(SVMTUNE_BLOCK_SIZE >> PAGE_SHIFT)
+/* xarray mark of blocks with pinned chunks (svmtune_unpin_work). */
+#define SVMTUNE_BLOCK_PINNED	XA_MARK_0
+
+/* Thrashing is tracked per 64 KiB chunk of a block: 32 chunks. */
+#define SVMTUNE_THRASH_CHUNK_SHIFT	16
+#define SVMTUNE_THRASH_CHUNKS		(1U << (SVMTUNE_BLOCK_SHIFT - SVMTUNE_THRASH_CHUNK_SHIFT))
+
+/**
+ * struct svmtune_block_thrash - thrashing state of one block
+ * @to_dev: pages a device fault moved to a device, in a chain of such
+ *	moves less than thrashing_lapse_us apart that ended at @dev_ns
+ * @to_sys: pages a CPU fault took back, likewise, the last at @sys_ns
+ * @dev_ns: time of the last device-fault move into the block
+ * @sys_ns: time of the last CPU-fault move out of it
+ * @event_ns: time of the last reversal; a quiet second resets @events
+ *	and @throttles (the epoch)
+ * @throttle_until_ns: end of the throttle period of the @throttled chunks
+ * @pin_until_ns: end of the pin of the @pinned chunks
+ * @throttled: chunks whose faults are delayed until @throttle_until_ns
+ * @pinned: chunks that stay in system memory, mapped remotely by devices,
+ *	until @pin_until_ns; the block is marked %SVMTUNE_BLOCK_PINNED in
+ *	its address space's xarray while any is
+ * @pin_dev: the device whose fault pinned them (for its unpin counter)
+ * @events: reversals per chunk since the last detection or quiet epoch
+ * @throttles: throttle periods per chunk in this epoch
+ */
+struct svmtune_block_thrash {
+	DECLARE_BITMAP(to_dev, SVMTUNE_BLOCK_PAGES);
+	DECLARE_BITMAP(to_sys, SVMTUNE_BLOCK_PAGES);
+	u64 dev_ns;
+	u64 sys_ns;
+	u64 event_ns;
+	u64 throttle_until_ns;
+	u64 pin_until_ns;
+	u32 throttled;
+	u32 pinned;
+	u32 pin_dev;
+	u8 events[SVMTUNE_THRASH_CHUNKS];
+	u8 throttles[SVMTUNE_THRASH_CHUNKS];
+};
 
 /**
  * struct svmtune_block - what the engine knows of one aligned 2 MiB block
@@ -150,6 +166,7 @@ struct svmtune_mm {
  * @prefetched: pages density prefetch moved to a device that the device
  *	has not used yet
  * @ad: adaptive granularity state
+ * @th: thrashing state
  * @loc: the device holding the @resident pages; %SVMTUNE_LOC_UNSET when
  *	none is, or when pages are on two devices (then density counts
  *	nothing for either until they leave)
@@ -159,13 +176,14 @@ struct svmtune_mm {
  * @smm: the address space it belongs to
  * @base: its first address
  *
- * Protected by the owning svmtune_mm's lock. About 0.4 byte per 4 KiB page
+ * Protected by the owning svmtune_mm's lock. About 0.9 byte per 4 KiB page
  * of the block (checked at build time to stay under 2).
  */
 struct svmtune_block {
 	DECLARE_BITMAP(resident, SVMTUNE_BLOCK_PAGES);
 	DECLARE_BITMAP(prefetched, SVMTUNE_BLOCK_PAGES);
 	struct svmtune_adaptive ad;
+	struct svmtune_block_thrash th;
 	u32 loc;
 	struct list_head lru;
 	struct svmtune_device *lru_dev;
@@ -193,6 +211,15 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
 void svmtune_range_free(struct svmtune_range *range);
 void svmtune_mm_refill_spare(struct svmtune_mm *smm);
+/**
+ * struct svmtune_mm_walk - a visit of every address space's state
+ * @visit: called for each, see svmtune_mm_visit_live()
+ */
+struct svmtune_mm_walk {
+	void (*visit)(struct svmtune_mm *smm, struct svmtune_mm_walk *walk);
+};
+
+void svmtune_mm_visit_live(struct svmtune_mm_walk *walk);
 
 /* svmtune_block.c */
 int svmtune_block_init(void);
@@ -209,6 +236,8 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id);
 void svmtune_blocks_leave_lru(struct svmtune_mm *smm);
 void svmtune_block_lru_update(struct svmtune_block *blk,
 			      struct svmtune_device *dev);
+void svmtune_block_pin_schedule(u64 until_ns);
+void svmtune_unpin_stop(void);
 unsigned long svmtune_block_count(void);
 
 /* svmtune_policy.c */
@@ -218,17 +247,26 @@ extern unsigned int svmtune_adaptive_min;
 extern unsigned int svmtune_adaptive_max;
 extern struct mutex svmtune_knob_lock;
 
+/* What the svmtune_thrashing tracepoint reports. */
+#define SVMTUNE_THRASH_TRACE_DETECTED	0
+#define SVMTUNE_THRASH_TRACE_THROTTLED	1
+#define SVMTUNE_THRASH_TRACE_PINNED	2
+#define SVMTUNE_THRASH_TRACE_UNPINNED	3
+
 /* The thrashing knob. */
 enum svmtune_thrashing_mode {
 	SVMTUNE_THRASHING_OFF,
 	SVMTUNE_THRASHING_DETECT,
 	SVMTUNE_THRASHING_REMOTE,
+	SVMTUNE_THRASHING_THROTTLE,
 };
 
 extern unsigned int svmtune_thrashing;
 extern unsigned int svmtune_thrashing_threshold;
 extern unsigned int svmtune_thrashing_lapse_us;
 extern unsigned int svmtune_thrashing_pin_ms;
+extern unsigned int svmtune_thrashing_throttle_us;
+extern unsigned int svmtune_thrashing_pin_threshold;
 extern unsigned int svmtune_prefetch_threshold;
 extern unsigned int svmtune_evict_when_full;
 extern unsigned int svmtune_fragment_auto;
@@ -247,6 +285,9 @@ int svmtune_device_info(u32 id, struct svmtune_device_info *info);
 int svmtune_device_counters(u32 id, u64 *counters);
 void svmtune_device_counters_sum(u64 *counters);
 bool svmtune_device_exists(u32 id);
+void svmtune_devices_unmap_remote(struct mm_struct *mm, unsigned long start,
+				  unsigned long end, u32 counted_id,
+				  unsigned int chunks);
 
 /* svmtune_sysfs.c */
 int svmtune_sysfs_init(void);
@@ -255,6 +296,7 @@ void svmtune_sysfs_exit(void);
 /* svmtune_chardev.c */
 int svmtune_chardev_init(void);
 void svmtune_chardev_exit(void);
-void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out);
+void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out,
+			      struct svmtune_mitigations *mit);
 
 #endif /* _SVMTUNE_INTERNAL_H */

@@ -178,7 +178,6 @@ static void svmtune_range_split(struct svmtune_mm *smm,
 	new->end = range->end;
 	new->pol = range->pol;
 	new->ad_hint = range->ad_hint;
-	new->thrash = range->thrash;
 	memset(new->counters, 0, sizeof(new->counters));
 	range->end = at;
 	svmtune_range_insert(smm, new);
@@ -188,7 +187,8 @@ static bool svmtune_policy_equal(const struct svmtune_policy *a,
 				 const struct svmtune_policy *b)
 {
 	return a->granularity == b->granularity && a->access == b->access &&
-	       a->preferred_loc == b->preferred_loc;
+	       a->preferred_loc == b->preferred_loc &&
+	       a->thrashing == b->thrashing;
 }
 
 /* Merge @range into its lower neighbour when they touch and agree. */
@@ -642,6 +642,27 @@ void svmtune_mm_forget_device(u32 id)
 	rcu_read_unlock();
 }
 
+/**
+ * svmtune_mm_visit_live() - visit every address space's state
+ * @walk: its ->visit is called for each state with the state's lock held,
+ *	inside an RCU read section (it must not sleep); states being put are
+ *	skipped
+ */
+void svmtune_mm_visit_live(struct svmtune_mm_walk *walk)
+{
+	struct svmtune_mm *smm;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(svmtune_mm_hash, bkt, smm, hnode) {
+		spin_lock(&smm->lock);
+		if (!smm->dead)
+			walk->visit(smm, walk);
+		spin_unlock(&smm->lock);
+	}
+	rcu_read_unlock();
+}
+
 int svmtune_mm_init(void)
 {
 	int ret;
@@ -668,6 +689,8 @@ void svmtune_mm_exit(void)
 	struct svmtune_mm *smm;
 	struct hlist_node *tmp;
 	int bkt;
+
+	svmtune_unpin_stop();
 
 	for (;;) {
 		bool found = false;

@@ -34,8 +34,10 @@ unsigned int svmtune_thrashing = SVMTUNE_THRASHING_DETECT;
 unsigned int svmtune_thrashing_threshold = 3;
 unsigned int svmtune_thrashing_lapse_us = 2000;
 unsigned int svmtune_thrashing_pin_ms = 300;
+unsigned int svmtune_thrashing_throttle_us = 1000;
+unsigned int svmtune_thrashing_pin_threshold = 3;
 
-/* A range with no reversal for this long starts counting afresh. */
+/* A block with no reversal for this long starts counting afresh (the epoch). */
 #define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
 
 /* Density prefetch threshold, percent; 0 turns prefetch off. */
@@ -70,14 +72,15 @@ static unsigned int svmtune_adaptive_start(void)
 
 /*
  * Whether new blocks are worth making: only the adaptive policy, density
- * prefetch, eviction (the LRU) and fragment "auto" read them. With all off
+ * prefetch, eviction (the LRU), fragment "auto" and thrashing read them. With all off
  * a fault makes none, and turning one on later starts from what arrives
  * after.
  */
 static bool svmtune_blocks_wanted(void)
 {
 	return READ_ONCE(svmtune_adaptive) || READ_ONCE(svmtune_prefetch_threshold) ||
-	       READ_ONCE(svmtune_evict_when_full) || READ_ONCE(svmtune_fragment_auto);
+	       READ_ONCE(svmtune_evict_when_full) || READ_ONCE(svmtune_fragment_auto) ||
+	       READ_ONCE(svmtune_thrashing) != SVMTUNE_THRASHING_OFF;
 }
 
 /* Blocks one residency report may make for whole blocks arriving. */
@@ -98,6 +101,8 @@ void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 		dst->preferred_loc = src->preferred_loc;
 	if (set & SVMTUNE_POLICY_ACCESS)
 		dst->access = src->access;
+	if (set & SVMTUNE_POLICY_THRASHING)
+		dst->thrashing = src->thrashing;
 }
 
 /**
@@ -115,9 +120,12 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 	eff->granularity = SVMTUNE_GRANULARITY_UNSET;
 	eff->access = SVMTUNE_ACCESS_UNSET;
 	eff->preferred_loc = SVMTUNE_LOC_UNSET;
+	eff->thrashing = SVMTUNE_THRASH_UNSET;
 	if (range)
 		*eff = range->pol;
 	if (smm) {
+		if (eff->thrashing == SVMTUNE_THRASH_UNSET)
+			eff->thrashing = smm->defaults.thrashing;
 		if (eff->granularity == SVMTUNE_GRANULARITY_UNSET)
 			eff->granularity = smm->defaults.granularity;
 		if (eff->access == SVMTUNE_ACCESS_UNSET)
@@ -127,6 +135,8 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 	}
 	if (eff->access == SVMTUNE_ACCESS_UNSET)
 		eff->access = SVMTUNE_ACCESS_MIGRATE;
+	if (eff->thrashing == SVMTUNE_THRASH_UNSET)
+		eff->thrashing = SVMTUNE_THRASH_TRACK;
 }
 
 /**
@@ -303,72 +313,171 @@ static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
 		range_counters[c] += n;
 }
 
-static bool svmtune_window_has(unsigned long start, unsigned long end,
-			       unsigned long addr)
-{
-	return addr >= start && addr < end;
-}
-
 /*
- * Thrashing: a fault that reverses a recent migration of the same pages (a
- * CPU fault inside the window a device fault migrated less than
- * thrashing_lapse_us ago, or a device fault inside the window a CPU fault
- * took back) is an event. thrashing_threshold events, with no quiet second
- * between them, mark the range as thrashing; with the knob at "remote" its
- * device faults then map remotely, without migrating, for
- * thrashing_pin_ms: the pages settle in system memory, which both sides
- * reach. Called with @smm's lock held, when @mode is not off.
+ * Thrashing, per 64 KiB chunk of a 2 MiB block, after NVIDIA UVM's. A
+ * fault that reverses a recent migration of its page (a CPU fault on a
+ * page a device fault moved less than thrashing_lapse_us ago, or a device
+ * fault on a page a CPU fault took back) is an event. thrashing_threshold
+ * events in a chunk are a detection; then, as the ``thrashing`` knob says:
  *
- * Return: true if the range's device faults are to map remotely now.
+ * - throttle (and remote, for its first thrashing_pin_threshold
+ *   detections): for thrashing_throttle_us, faults on the chunk, from
+ *   either side, wait before they are served, so each side gets its pages
+ *   for a while instead of a fault per access;
+ * - remote, past that: the chunk is pinned to system memory for
+ *   thrashing_pin_ms; devices map it remotely (both sides reach it there).
+ *   When the pin ends the remote mappings are torn down
+ *   (svmtune_unpin_work), so the next device access faults and may
+ *   migrate again.
+ *
+ * A quiet second (no event in the block) resets the events and throttle
+ * counts: a chunk that thrashes again after that is throttled afresh
+ * before it is pinned; one that thrashes on right after its pin ended is
+ * pinned again at its next detection.
+ *
+ * On an MI300X a reversal costs a GPU fault (tens of microseconds of
+ * service, plus KFD's 2 ms retry filter on the range) and a CPU fault,
+ * and a copy each way (64 KiB: a few microseconds over PCIe 5; 2 MiB:
+ * about 40). A throttle of 1 ms lets a side run about as long as one
+ * filter period; a remote access over PCIe costs about a microsecond a
+ * cache line, which a pin trades for the copies.
+ *
+ * Called with @smm's lock held, @mode not off and the range not opted out.
+ * Sets *@throttle_ns when the fault is to wait, and returns whether device
+ * faults on the chunk map remotely now.
  */
 static bool svmtune_thrash_fault(struct svmtune_device *dev,
 				 struct svmtune_mm *smm,
-				 struct svmtune_range *range, unsigned int mode,
-				 bool cpu, unsigned long addr, u64 now)
+				 struct svmtune_range *range,
+				 struct svmtune_block *blk, unsigned int mode,
+				 const struct svmtune_fault *fault,
+				 unsigned long addr, u64 now, u64 *throttle_ns)
 {
 	u64 lapse = (u64)READ_ONCE(svmtune_thrashing_lapse_us) * NSEC_PER_USEC;
-	struct svmtune_thrash *th = &range->thrash;
-	bool reversal;
+	unsigned int page = (addr - blk->base) >> PAGE_SHIFT;
+	unsigned int chunk = page >> (SVMTUNE_THRASH_CHUNK_SHIFT - PAGE_SHIFT);
+	u64 *range_counters = range ? range->counters : NULL;
+	struct svmtune_block_thrash *th = &blk->th;
+	u32 bit = BIT(chunk);
+	unsigned long cstart;
+	bool reversal, pin;
+	unsigned int what;
 
-	if (th->events && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS)
-		th->events = 0;
-	if (cpu)
-		reversal = th->dev_ns && now - th->dev_ns <= lapse &&
-			   svmtune_window_has(th->dev_start, th->dev_end, addr);
-	else
-		reversal = th->sys_ns && now - th->sys_ns <= lapse &&
-			   svmtune_window_has(th->sys_start, th->sys_end, addr);
-	if (reversal) {
-		th->event_ns = now;
-		svmtune_count(dev, smm->counters, range->counters,
-			      SVMTUNE_CNT_THRASHING_EVENTS, 1);
-		if (++th->events >= READ_ONCE(svmtune_thrashing_threshold)) {
-			th->events = 0;
-			svmtune_count(dev, smm->counters, range->counters,
-				      SVMTUNE_CNT_THRASHING_DETECTED, 1);
-			if (mode == SVMTUNE_THRASHING_REMOTE)
-				th->pinned_until_ns = now +
-					(u64)READ_ONCE(svmtune_thrashing_pin_ms) * NSEC_PER_MSEC;
-			trace_svmtune_thrashing(dev, range->start, range->end, addr,
-						mode == SVMTUNE_THRASHING_REMOTE);
-		}
+	if (th->event_ns && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS) {
+		memset(th->events, 0, sizeof(th->events));
+		memset(th->throttles, 0, sizeof(th->throttles));
+		th->event_ns = 0;
 	}
-	return mode == SVMTUNE_THRASHING_REMOTE && now < th->pinned_until_ns;
+	if (th->throttled && now >= th->throttle_until_ns)
+		th->throttled = 0;
+	if (fault->retried)
+		goto out;
+
+	if (fault->type == SVMTUNE_FAULT_CPU)
+		reversal = test_bit(page, th->to_dev) && now - th->dev_ns <= lapse;
+	else
+		reversal = test_bit(page, th->to_sys) && now - th->sys_ns <= lapse;
+	if (!reversal)
+		goto throttle;
+	th->event_ns = now;
+	svmtune_count(dev, smm->counters, range_counters,
+		      SVMTUNE_CNT_THRASHING_EVENTS, 1);
+	if (++th->events[chunk] < READ_ONCE(svmtune_thrashing_threshold))
+		goto throttle;
+	th->events[chunk] = 0;
+	svmtune_count(dev, smm->counters, range_counters,
+		      SVMTUNE_CNT_THRASHING_DETECTED, 1);
+	pin = mode == SVMTUNE_THRASHING_REMOTE &&
+	      th->throttles[chunk] >= READ_ONCE(svmtune_thrashing_pin_threshold);
+	what = SVMTUNE_THRASH_TRACE_DETECTED;
+	if (pin) {
+		what = SVMTUNE_THRASH_TRACE_PINNED;
+		if (!th->pinned)
+			xa_set_mark(&smm->blocks, blk->base >> SVMTUNE_BLOCK_SHIFT,
+				    SVMTUNE_BLOCK_PINNED);
+		th->pinned |= bit;
+		th->pin_until_ns = now +
+			(u64)READ_ONCE(svmtune_thrashing_pin_ms) * NSEC_PER_MSEC;
+		th->pin_dev = dev->id;
+		svmtune_count(dev, smm->counters, range_counters,
+			      SVMTUNE_CNT_PINS, 1);
+		svmtune_block_pin_schedule(th->pin_until_ns);
+	} else if (mode == SVMTUNE_THRASHING_REMOTE ||
+		   mode == SVMTUNE_THRASHING_THROTTLE) {
+		what = SVMTUNE_THRASH_TRACE_THROTTLED;
+		th->throttled |= bit;
+		th->throttle_until_ns = now +
+			(u64)READ_ONCE(svmtune_thrashing_throttle_us) * NSEC_PER_USEC;
+		if (th->throttles[chunk] < U8_MAX)
+			th->throttles[chunk]++;
+		svmtune_count(dev, smm->counters, range_counters,
+			      SVMTUNE_CNT_THROTTLES, 1);
+	}
+	cstart = blk->base + ((unsigned long)chunk << SVMTUNE_THRASH_CHUNK_SHIFT);
+	trace_svmtune_thrashing(dev, cstart,
+				cstart + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT),
+				addr, what);
+throttle:
+	if ((th->throttled & bit) && now < th->throttle_until_ns)
+		*throttle_ns = th->throttle_until_ns - now;
+out:
+	return (th->pinned & bit) && now < th->pin_until_ns;
 }
 
-/* Remember the window a decision migrates, to see it reversed. */
-static void svmtune_thrash_record(struct svmtune_thrash *th, bool cpu,
-				  const struct svmtune_decision *decision, u64 now)
+/*
+ * Remember the pages of a block a fault moved, to see a later fault
+ * reverse them: moves less than a lapse apart add up; a later one starts
+ * afresh. Called with @blk's address space's lock held.
+ */
+static void svmtune_thrash_record(struct svmtune_block *blk, bool to_system,
+				  unsigned int first, unsigned int n, u64 now)
 {
-	if (cpu) {
-		th->sys_start = decision->start;
-		th->sys_end = decision->end;
+	u64 lapse = (u64)READ_ONCE(svmtune_thrashing_lapse_us) * NSEC_PER_USEC;
+	struct svmtune_block_thrash *th = &blk->th;
+
+	if (to_system) {
+		if (now - th->sys_ns > lapse)
+			bitmap_zero(th->to_sys, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(th->to_sys, first, n);
+		bitmap_clear(th->to_dev, first, n);
 		th->sys_ns = now;
-	} else if (decision->action == SVMTUNE_MIGRATE) {
-		th->dev_start = decision->start;
-		th->dev_end = decision->end;
+	} else {
+		if (now - th->dev_ns > lapse)
+			bitmap_zero(th->to_dev, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(th->to_dev, first, n);
+		bitmap_clear(th->to_sys, first, n);
 		th->dev_ns = now;
 	}
+}
+
+/*
+ * A migration must not take pinned chunks along: clip @d's window, inside
+ * @blk, to the chunks around @addr's that are not pinned. (A window wider
+ * than the block can still reach pinned chunks of the blocks beside it.)
+ */
+static void svmtune_thrash_clip(const struct svmtune_block *blk,
+				unsigned long addr, struct svmtune_decision *d)
+{
+	unsigned int chunk = (addr - blk->base) >> SVMTUNE_THRASH_CHUNK_SHIFT;
+	u32 below = blk->th.pinned & (BIT(chunk) - 1);
+	u32 above = blk->th.pinned & ~(BIT(chunk + 1) - 1);
+
+	if (ktime_get_ns() >= blk->th.pin_until_ns)
+		return;
+	if (below)
+		d->start = max(d->start, blk->base +
+			       ((unsigned long)(__fls(below) + 1) << SVMTUNE_THRASH_CHUNK_SHIFT));
+	if (above)
+		d->end = min(d->end, blk->base +
+			     ((unsigned long)__ffs(above) << SVMTUNE_THRASH_CHUNK_SHIFT));
+	d->fault_start = max(d->fault_start, d->start);
+	d->fault_end = min(d->fault_end, d->end);
+}
+
+/* Whether a block has a chunk thrashing now: no prefetch into it. */
+static bool svmtune_block_thrashing(const struct svmtune_block *blk)
+{
+	return blk->th.event_ns || blk->th.throttled || blk->th.pinned;
 }
 
 /* Set bits of @map in [@first, @first + @n). */
@@ -499,22 +608,21 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
 	struct svmtune_policy eff;
 	unsigned int thrashing = READ_ONCE(svmtune_thrashing);
-	bool pinned = false, track;
+	bool pinned = false;
 	unsigned int shift;
-	u64 now = 0;
+	u64 throttle = 0;
 
-	/*
-	 * With thrashing off, the fault path reads no clock and keeps no
-	 * state; nor for a fixed window, which the engine's windows (that
-	 * thrashing is told by) do not describe.
-	 */
-	track = range && thrashing != SVMTUNE_THRASHING_OFF && !fault->fixed;
-	if (track) {
-		now = ktime_get_ns();
-		pinned = svmtune_thrash_fault(dev, smm, range, thrashing, cpu,
-					      addr, now);
-	}
 	svmtune_policy_effective(smm, range, &eff);
+	/*
+	 * With thrashing off, the fault path reads no clock; nor for a fixed
+	 * window, which the engine's windows do not describe, nor where the
+	 * range or process opted out.
+	 */
+	if (blk && thrashing != SVMTUNE_THRASHING_OFF && !fault->fixed &&
+	    eff.thrashing != SVMTUNE_THRASH_OPT_OUT)
+		pinned = svmtune_thrash_fault(dev, smm, range, blk, thrashing,
+					      fault, addr, ktime_get_ns(),
+					      &throttle);
 	shift = eff.granularity;
 	if (shift == SVMTUNE_GRANULARITY_UNSET) {
 		if (READ_ONCE(svmtune_adaptive) && blk && !fault->fixed) {
@@ -548,6 +656,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	}
 	decision->fault_start = decision->start;
 	decision->fault_end = decision->end;
+	decision->throttle_ns = throttle;
 
 	if (cpu) {
 		decision->action = SVMTUNE_MIGRATE;
@@ -559,19 +668,29 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		decision->action = SVMTUNE_MAP_REMOTE;
 		decision->dest = eff.preferred_loc == SVMTUNE_LOC_UNSET || pinned ?
 				 SVMTUNE_LOC_SYSTEM : eff.preferred_loc;
+		if (pinned) {
+			/* Only the pinned 64 KiB chunk: the rest may migrate. */
+			unsigned long cs = ALIGN_DOWN(addr, 1UL << SVMTUNE_THRASH_CHUNK_SHIFT);
+
+			decision->start = max(decision->start, cs);
+			decision->end = min(decision->end,
+					    cs + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT));
+			decision->fault_start = decision->start;
+			decision->fault_end = decision->end;
+		}
 	} else {
 		decision->action = SVMTUNE_MIGRATE;
 		decision->dest = dev->id;
 		/* Never into pages that are going back and forth. */
-		if (blk && !fault->fixed && !(track && range->thrash.events))
+		if (blk && !fault->fixed && !svmtune_block_thrashing(blk))
 			svmtune_prefetch(blk, dev, addr, lo, hi, decision);
 		if (blk && !fault->fixed && READ_ONCE(svmtune_fragment_auto))
 			svmtune_fragment_widen(blk, dev, addr, lo, hi, decision);
+		if (blk && blk->th.pinned)
+			svmtune_thrash_clip(blk, addr, decision);
 	}
 
 	trace_svmtune_decide(dev, fault, decision, pinned);
-	if (track)
-		svmtune_thrash_record(&range->thrash, cpu, decision, now);
 	if (blk && blk->ad.shift && !cpu && !fault->fixed) {
 		blk->ad.next = decision->end;
 		blk->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
@@ -751,8 +870,8 @@ EXPORT_SYMBOL_GPL(svmtune_account_waste);
  * svmtune_note_resident() - record where pages went
  * @dev: the device that moved them
  * @mm: their address space; its users referenced by the caller
- * @decision: the decision the move served, or NULL (an explicit migration,
- *	a CPU fault, an eviction)
+ * @decision: the fault decision the move served (a device fault's, or a
+ *	CPU fault's), or NULL (an explicit migration, an eviction)
  * @start: first byte of a run of pages that moved, page-aligned
  * @end: its end
  * @loc: where they are now: @dev's id, or %SVMTUNE_LOC_SYSTEM
@@ -762,7 +881,9 @@ EXPORT_SYMBOL_GPL(svmtune_account_waste);
  * that the engine's per-block state (density, prefetch accounting) follows
  * the pages. Pages arriving on the device outside @decision's fault window
  * (not already resident there) were prefetched: counted in
- * ``prefetch_pages``. Never sleeps; a block that
+ * ``prefetch_pages``. A fault's moves are remembered for thrashing
+ * detection (a later fault of the other side reversing them). Never
+ * sleeps; a block that
  * cannot be allocated without sleeping is not tracked.
  */
 void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
@@ -774,9 +895,13 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 	unsigned int new_whole = SVMTUNE_NOTE_NEW_WHOLE_BLOCKS;
 	unsigned long addr, next, index;
 	struct svmtune_block *blk;
+	u64 now = 0;
 
 	if (!smm || start >= end)
 		return;
+	/* A fault's moves are what a later fault may reverse. */
+	if (decision && READ_ONCE(svmtune_thrashing) != SVMTUNE_THRASHING_OFF)
+		now = ktime_get_ns();
 	if (loc == SVMTUNE_LOC_SYSTEM) {
 		/* Only blocks that exist: a span may be a whole KFD range. */
 		spin_lock(&smm->lock);
@@ -791,6 +916,9 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 
 			bitmap_clear(blk->resident, first, last - first);
 			bitmap_clear(blk->prefetched, first, last - first);
+			if (now)
+				svmtune_thrash_record(blk, true, first,
+						      last - first, now);
 			if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
 				blk->loc = SVMTUNE_LOC_UNSET;
 			svmtune_block_lru_update(blk, NULL);
@@ -850,6 +978,8 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 				  SVMTUNE_BLOCK_PAGES);
 		}
 		bitmap_set(blk->resident, first, n);
+		if (now)
+			svmtune_thrash_record(blk, false, first, n, now);
 		svmtune_block_lru_update(blk, dev);
 		range = pf ? svmtune_range_find(smm, addr) : NULL;
 		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
@@ -923,3 +1053,30 @@ void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_tlb);
+
+/**
+ * svmtune_account_evicted() - record pages moved out of a full device
+ * @dev: the device that made room
+ * @mm: the address space the pages belong to; its users referenced
+ * @addr: an address of the evicted span, for the range counters
+ * @npages: pages moved to system memory
+ *
+ * Never sleeps.
+ */
+void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
+			     unsigned long addr, unsigned long npages)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range;
+
+	if (!smm) {
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_EVICTED_PAGES, npages);
+		return;
+	}
+	spin_lock(&smm->lock);
+	range = svmtune_range_find(smm, addr);
+	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
+		      SVMTUNE_CNT_EVICTED_PAGES, npages);
+	spin_unlock(&smm->lock);
+}
+EXPORT_SYMBOL_GPL(svmtune_account_evicted);

@@ -205,6 +205,7 @@ static const char * const svmtune_thrashing_names[] = {
 	[SVMTUNE_THRASHING_OFF] = "off",
 	[SVMTUNE_THRASHING_DETECT] = "detect",
 	[SVMTUNE_THRASHING_REMOTE] = "remote",
+	[SVMTUNE_THRASHING_THROTTLE] = "throttle",
 };
 
 static ssize_t thrashing_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -280,6 +281,9 @@ static ssize_t svmtune_uint_store(struct kobject *kobj,
 SVMTUNE_UINT_KNOB(thrashing_threshold, svmtune_thrashing_threshold, 1, 255);
 SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_thrashing_lapse_us, 1, USEC_PER_SEC);
 SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
+/* A throttled fault sleeps with mmap_lock held for reading: at most 100 ms. */
+SVMTUNE_UINT_KNOB(thrashing_throttle_us, svmtune_thrashing_throttle_us, 1, 100 * USEC_PER_MSEC);
+SVMTUNE_UINT_KNOB(thrashing_pin_threshold, svmtune_thrashing_pin_threshold, 0, 255);
 SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
 SVMTUNE_UINT_KNOB(evict_when_full, svmtune_evict_when_full, 0, 1);
 SVMTUNE_UINT_KNOB(fragment_auto, svmtune_fragment_auto, 0, 1);
@@ -302,10 +306,11 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
 	u64 counters[SVMTUNE_NR_COUNTERS];
+	struct svmtune_mitigations m;
 	struct svmtune_counters c;
 
 	svmtune_device_counters_sum(counters);
-	svmtune_counters_to_user(counters, &c);
+	svmtune_counters_to_user(counters, &c, &m);
 	return sysfs_emit(buf,
 			  "gpu_faults %llu\ncpu_faults %llu\n"
 			  "pages_to_device %llu\npages_to_system %llu\n"
@@ -314,13 +319,16 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "fallback_pages %llu\nwindow_pages %llu\n"
 			  "thrashing_events %llu\nthrashing_detected %llu\n"
 			  "prefetch_pages %llu\nprefetch_used %llu\n"
-			  "tlb_hits %llu\ntlb_misses %llu\n",
+			  "tlb_hits %llu\ntlb_misses %llu\n"
+			  "thrashing_throttles %llu\nthrashing_pins %llu\n"
+			  "thrashing_unpins %llu\nevicted_pages %llu\n",
 			  c.gpu_faults, c.cpu_faults, c.pages_to_device,
 			  c.pages_to_system, c.bytes_to_device, c.bytes_to_system,
 			  c.remote_pages, c.waste_pages, c.fallback_pages,
 			  c.window_pages, c.thrashing_events, c.thrashing_detected,
 			  c.prefetch_pages, c.prefetch_used, c.tlb_hits,
-			  c.tlb_misses);
+			  c.tlb_misses, m.thrashing_throttles, m.thrashing_pins,
+			  m.thrashing_unpins, m.evicted_pages);
 }
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
@@ -334,6 +342,8 @@ static struct attribute *svmtune_attrs[] = {
 	&thrashing_threshold_knob.attr.attr,
 	&thrashing_lapse_us_knob.attr.attr,
 	&thrashing_pin_ms_knob.attr.attr,
+	&thrashing_throttle_us_knob.attr.attr,
+	&thrashing_pin_threshold_knob.attr.attr,
 	&prefetch_threshold_knob.attr.attr,
 	&evict_when_full_knob.attr.attr,
 	&fragment_auto_knob.attr.attr,

@@ -75,28 +75,35 @@ TRACE_EVENT(svmtune_account,
 		  __entry->remote, __entry->fallback)
 );
 
-/* A range reached thrashing_threshold reversals. */
+/*
+ * A 64 KiB chunk reached thrashing_threshold reversals, and what followed
+ * (SVMTUNE_THRASH_TRACE_*), or its pin ended.
+ */
 TRACE_EVENT(svmtune_thrashing,
 	TP_PROTO(const struct svmtune_device *dev, unsigned long start,
-		 unsigned long end, unsigned long addr, bool pinned),
-	TP_ARGS(dev, start, end, addr, pinned),
+		 unsigned long end, unsigned long addr, unsigned int what),
+	TP_ARGS(dev, start, end, addr, what),
 	TP_STRUCT__entry(
 		__field(u32, dev)
-		__field(bool, pinned)
+		__field(u32, what)
 		__field(unsigned long, start)
 		__field(unsigned long, end)
 		__field(unsigned long, addr)
 	),
 	TP_fast_assign(
 		__entry->dev = dev ? dev->id : 0;
-		__entry->pinned = pinned;
+		__entry->what = what;
 		__entry->start = start;
 		__entry->end = end;
 		__entry->addr = addr;
 	),
-	TP_printk("dev=%u range=0x%lx-0x%lx addr=0x%lx %s",
+	TP_printk("dev=%u chunk=0x%lx-0x%lx addr=0x%lx %s",
 		  __entry->dev, __entry->start, __entry->end, __entry->addr,
-		  __entry->pinned ? "mapped remotely" : "detected")
+		  __print_symbolic(__entry->what,
+				   { SVMTUNE_THRASH_TRACE_DETECTED, "detected" },
+				   { SVMTUNE_THRASH_TRACE_THROTTLED, "throttled" },
+				   { SVMTUNE_THRASH_TRACE_PINNED, "pinned" },
+				   { SVMTUNE_THRASH_TRACE_UNPINNED, "unpinned" }))
 );
 
 #endif /* _SVMTUNE_TRACE_H */

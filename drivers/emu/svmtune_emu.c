@@ -143,6 +143,8 @@ MODULE_PARM_DESC(tlb_max_fragment,
  * @used: per VRAM page: allocated
  * @nfree: VRAM pages not allocated
  * @hint: where the next single-page search starts
+ * @ctx_lock: protects @ctxs; taken outside a context's lock
+ * @ctxs: the open contexts (struct svmtune_emu_ctx.node)
  */
 struct svmtune_emu_device {
 	struct svmtune_device core;
@@ -157,6 +159,8 @@ struct svmtune_emu_device {
 	unsigned long *used;
 	unsigned long nfree;
 	unsigned long hint;
+	struct mutex ctx_lock;
+	struct list_head ctxs;
 };
 
 /**
@@ -183,6 +187,7 @@ struct svmtune_emu_tlb_entry {
  *	every invalidation that clears a PTE, as amdgpu flushes a VMID's TLB
  * @tlb_entries: how many
  * @tlb_clock: LRU clock
+ * @node: on @edev's context list
  */
 struct svmtune_emu_ctx {
 	struct svmtune_emu_device *edev;
@@ -194,6 +199,7 @@ struct svmtune_emu_ctx {
 	struct svmtune_emu_tlb_entry *tlb;
 	unsigned int tlb_entries;
 	u64 tlb_clock;
+	struct list_head node;
 };
 
 /**
@@ -203,6 +209,8 @@ struct svmtune_emu_ctx {
  * @end: end (exclusive)
  * @changed: an invalidation overlapping [@start, @end) began since the
  *	walk last read the CPU page tables (under ctx->lock)
+ * @redecide: a thrashing pin over the span ended (svmtune_emu_unmap_remote()):
+ *	the fault maps nothing and asks the engine again (under ctx->lock)
  *
  * Every invalidation moves the notifier sequence, and marks the walks it
  * overlaps: a walk whose sequence moved starts over only if it was marked.
@@ -219,6 +227,7 @@ struct svmtune_emu_walk {
 	unsigned long start;
 	unsigned long end;
 	bool changed;
+	bool redecide;
 };
 
 static void svmtune_emu_walk_begin(struct svmtune_emu_ctx *ctx,
@@ -228,6 +237,7 @@ static void svmtune_emu_walk_begin(struct svmtune_emu_ctx *ctx,
 	walk->start = start;
 	walk->end = end;
 	walk->changed = false;
+	walk->redecide = false;
 	mutex_lock(&ctx->lock);
 	list_add(&walk->node, &ctx->walks);
 	mutex_unlock(&ctx->lock);
@@ -593,6 +603,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 					     struct vm_area_struct *vma,
 					     unsigned long start, unsigned long end,
 					     struct page *fault_page,
+					     const struct svmtune_decision *d,
 					     unsigned long *waste)
 {
 	struct migrate_vma args;
@@ -606,7 +617,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 	ret = svmtune_emu_copy_to_system(&args, &moved);
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
-	svmtune_emu_note_moved(edev, &args, NULL, SVMTUNE_LOC_SYSTEM);
+	svmtune_emu_note_moved(edev, &args, d, SVMTUNE_LOC_SYSTEM);
 	*waste += svmtune_emu_count_waste(&args);
 	migrate_vma_finalize(&args);
 	kvfree(args.src);
@@ -624,6 +635,7 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 				       unsigned long start, unsigned long end,
 				       unsigned long fault_addr,
 				       struct page *fault_page,
+				       const struct svmtune_decision *d,
 				       unsigned long *waste)
 {
 	unsigned long addr, next;
@@ -636,7 +648,7 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 		here = fault_page && fault_addr >= addr && fault_addr < next;
 		ret = svmtune_emu_migrate_chunk_to_ram(edev, vma, addr, next,
 						       here ? fault_page : NULL,
-						       waste);
+						       d, waste);
 		if (ret < 0 && here)
 			return ret;
 		if (ret > 0)
@@ -741,7 +753,7 @@ static vm_fault_t svmtune_emu_peer_fault(struct svmtune_emu_device *edev,
 		end = start + PAGE_SIZE;
 	}
 	moved = svmtune_emu_migrate_to_ram(edev, vma, start, end, vmf->address,
-					   vmf->page, &waste);
+					   vmf->page, NULL, &waste);
 	if (moved < 0)
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	pf->bridged += moved;
@@ -772,14 +784,22 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 	if (pf)
 		return svmtune_emu_peer_fault(edev, vmf, pf);
 	svmtune_decide(&edev->core, vma->vm_mm, &fault, &d);
+	/*
+	 * Thrashing pages are throttled: the CPU waits before it takes them
+	 * back, with mmap_lock held for reading as a fault waiting on I/O
+	 * does (at most thrashing_throttle_us, capped at 100 ms).
+	 */
+	if (d.throttle_ns)
+		fsleep(div_u64(d.throttle_ns, NSEC_PER_USEC) + 1);
 	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
-					   vmf->address, vmf->page, &waste);
+					   vmf->address, vmf->page, &d, &waste);
 	if (moved < 0 && d.end - d.start > PAGE_SIZE) {
 		/* No memory for the window's arrays: bring back the page alone. */
 		d.start = vmf->address & PAGE_MASK;
 		d.end = d.start + PAGE_SIZE;
 		moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
-						   vmf->address, vmf->page, &waste);
+						   vmf->address, vmf->page, &d,
+						   &waste);
 	}
 	if (moved < 0)
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
@@ -1024,6 +1044,12 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			}
 		}
 		mutex_lock(&ctx->lock);
+		/* A pin over the window ended: the engine decides again. */
+		if (walk.redecide) {
+			mutex_unlock(&ctx->lock);
+			ret = -EBUSY;
+			goto out_walk;
+		}
 		/*
 		 * Valid unless an invalidation of this window began since
 		 * read_begin (which waited for any already in progress).
@@ -1139,13 +1165,14 @@ static unsigned long svmtune_emu_evict(struct svmtune_emu_device *edev,
 		addr = max(addr, vma->vm_start);
 		end = min(v->end, vma->vm_end);
 		n = svmtune_emu_migrate_to_ram(edev, vma, addr, end, 0, NULL,
-					       &waste);
+					       NULL, &waste);
 		if (n > 0)
 			result.to_system += n;
 		addr = end;
 	}
 	mmap_read_unlock(v->mm);
 	svmtune_account(&edev->core, v->mm, NULL, NULL, &result);
+	svmtune_account_evicted(&edev->core, v->mm, v->start, result.to_system);
 	if (waste)
 		svmtune_account_waste(&edev->core, v->mm, v->start, waste);
 	return result.to_system;
@@ -1216,6 +1243,7 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	bool here;
 	long ret;
 
+again:
 	mmap_read_lock(ctx->mm);
 	vma = vma_lookup(ctx->mm, addr);
 	if (!vma || !(vma->vm_flags & (write ? VM_WRITE : VM_READ))) {
@@ -1225,6 +1253,19 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	fault.lo = vma->vm_start;
 	fault.hi = vma->vm_end;
 	svmtune_decide(&edev->core, ctx->mm, &fault, &d);
+	/*
+	 * Thrashing pages are throttled: the GPU's fault waits, as a GPU
+	 * fault left unserviced is replayed later, then asks again (the VMA
+	 * may have changed meanwhile).
+	 */
+	if (d.throttle_ns && !fault.retried) {
+		mmap_read_unlock(ctx->mm);
+		fsleep(div_u64(d.throttle_ns, NSEC_PER_USEC) + 1);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		fault.retried = true;
+		goto again;
+	}
 	here = d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id;
 	if (here) {
 		ret = svmtune_emu_migrate_to_vram(edev, vma, d.start, d.end,
@@ -1489,7 +1530,7 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 				result.to_device += n;
 		} else {
 			n = svmtune_emu_migrate_to_ram(edev, vma, addr, next,
-						       0, NULL, &waste);
+						       0, NULL, NULL, &waste);
 			if (n > 0)
 				result.to_system += n;
 		}
@@ -1674,6 +1715,9 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 	}
 	ctx->mm = current->mm;
 	mmgrab(ctx->mm);
+	mutex_lock(&edev->ctx_lock);
+	list_add(&ctx->node, &edev->ctxs);
+	mutex_unlock(&edev->ctx_lock);
 	file->private_data = ctx;
 	return 0;
 }
@@ -1682,6 +1726,9 @@ static int svmtune_emu_release(struct inode *inode, struct file *file)
 {
 	struct svmtune_emu_ctx *ctx = file->private_data;
 
+	mutex_lock(&ctx->edev->ctx_lock);
+	list_del(&ctx->node);
+	mutex_unlock(&ctx->edev->ctx_lock);
 	mmu_interval_notifier_remove(&ctx->notifier);
 	xa_destroy(&ctx->pt);
 	mmdrop(ctx->mm);
@@ -1710,8 +1757,51 @@ static void svmtune_emu_mem_info(struct svmtune_device *dev, u64 *total, u64 *fr
 	*total = (u64)edev->npages << PAGE_SHIFT;
 }
 
+/*
+ * A thrashing pin ended: drop this GPU's remote mappings of [start, end)
+ * in @mm, in every context bound to it, as amdgpu would clear the PTEs and
+ * flush the TLB, so the next access faults and the engine decides again.
+ * Faults in flight over the span retry their map. Local (VRAM) pages stay
+ * mapped.
+ */
+static void svmtune_emu_unmap_remote(struct svmtune_device *dev,
+				     struct mm_struct *mm, unsigned long start,
+				     unsigned long end)
+{
+	struct svmtune_emu_device *edev =
+		container_of(dev, struct svmtune_emu_device, core);
+	struct svmtune_emu_walk *walk;
+	struct svmtune_emu_ctx *ctx;
+	unsigned long index;
+	void *entry;
+
+	mutex_lock(&edev->ctx_lock);
+	list_for_each_entry(ctx, &edev->ctxs, node) {
+		bool flush = false;
+
+		if (ctx->mm != mm)
+			continue;
+		mutex_lock(&ctx->lock);
+		list_for_each_entry(walk, &ctx->walks, node)
+			if (walk->start < end && start < walk->end)
+				walk->redecide = true;
+		xa_for_each_range(&ctx->pt, index, entry, start >> PAGE_SHIFT,
+				  (end - 1) >> PAGE_SHIFT) {
+			if (xa_to_value(entry) & PTE_LOCAL)
+				continue;
+			xa_erase(&ctx->pt, index);
+			flush = true;
+		}
+		if (flush)
+			memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
+		mutex_unlock(&ctx->lock);
+	}
+	mutex_unlock(&edev->ctx_lock);
+}
+
 static const struct svmtune_device_ops svmtune_emu_core_ops = {
 	.mem_info = svmtune_emu_mem_info,
+	.unmap_remote = svmtune_emu_unmap_remote,
 };
 
 /* Bring every VRAM page still in use back to system memory. */
@@ -1804,6 +1894,8 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	int ret;
 
 	spin_lock_init(&edev->lock);
+	mutex_init(&edev->ctx_lock);
+	INIT_LIST_HEAD(&edev->ctxs);
 	edev->npages = size >> PAGE_SHIFT;
 	edev->backing = kvcalloc(edev->npages, sizeof(*edev->backing), GFP_KERNEL);
 	edev->touched = bitmap_zalloc(edev->npages, GFP_KERNEL);

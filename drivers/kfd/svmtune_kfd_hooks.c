@@ -824,9 +824,14 @@ static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_CALLS, 1);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_PAGES, moved);
 #if SVMTUNE_KFD_HAS_WINDOW
-	/* What left VRAM: the span KFD was asked to migrate, as it began. */
+	/*
+	 * What left VRAM: the span KFD was asked to migrate, as it began; a
+	 * CPU fault's move, which a GPU fault may reverse (thrashing).
+	 */
 	if (moved)
-		svmtune_note_resident(svmtune_kfd_dev, call->mm, NULL,
+		svmtune_note_resident(svmtune_kfd_dev, call->mm,
+				      slot && slot->fault.type == SVMTUNE_FAULT_CPU ?
+				      &slot->decision : NULL,
 				      call->start << PAGE_SHIFT,
 				      (call->last + 1) << PAGE_SHIFT,
 				      SVMTUNE_LOC_SYSTEM);

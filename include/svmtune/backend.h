@@ -25,12 +25,24 @@ struct svmtune_device;
  * struct svmtune_device_ops - what the engine may ask of a backend
  * @mem_info: report device memory size and free bytes (may be NULL). Called
  *	in process context without engine locks held.
+ * @unmap_remote: drop the device's remote mappings (of pages not in its
+ *	memory) of [start, end) in @mm, so that its next access there faults
+ *	and asks the engine again; faults in flight over the span must ask
+ *	again too. The engine calls it when a thrashing pin ends. May be
+ *	NULL (the pin then lapses at the next invalidation of the pages).
+ *	Called from a workqueue, may sleep, no engine locks held; @mm has a
+ *	reference on its users.
  */
 struct svmtune_device_ops {
 	void (*mem_info)(struct svmtune_device *dev, u64 *total, u64 *free);
+	void (*unmap_remote)(struct svmtune_device *dev, struct mm_struct *mm,
+			     unsigned long start, unsigned long end);
 };
 
-/* Indexes of struct svmtune_device.counters, in struct svmtune_counters order. */
+/*
+ * Indexes of struct svmtune_device.counters, in struct svmtune_counters
+ * order, then struct svmtune_mitigations order.
+ */
 enum svmtune_counter {
 	SVMTUNE_CNT_GPU_FAULTS,
 	SVMTUNE_CNT_CPU_FAULTS,
@@ -46,6 +58,11 @@ enum svmtune_counter {
 	SVMTUNE_CNT_PREFETCH_USED,
 	SVMTUNE_CNT_TLB_HITS,
 	SVMTUNE_CNT_TLB_MISSES,
+	/* struct svmtune_mitigations */
+	SVMTUNE_CNT_THROTTLES,
+	SVMTUNE_CNT_PINS,
+	SVMTUNE_CNT_UNPINS,
+	SVMTUNE_CNT_EVICTED_PAGES,
 	SVMTUNE_NR_COUNTERS,
 };
 
@@ -101,6 +118,8 @@ enum svmtune_fault_type {
  *	migrates whole ranges): the engine decides only the action and the
  *	destination, answers the window [@lo, @hi), and keeps no adaptive or
  *	thrashing state for the fault, since its windows do not apply
+ * @retried: the backend asks again for a fault it was told to delay
+ *	(&svmtune_decision.throttle_ns): not counted or throttled again
  */
 struct svmtune_fault {
 	enum svmtune_fault_type type;
@@ -109,6 +128,7 @@ struct svmtune_fault {
 	unsigned long hi;
 	bool write;
 	bool fixed;
+	bool retried;
 };
 
 /**
@@ -132,6 +152,12 @@ enum svmtune_action {
  *	density prefetch added pages around it
  * @fault_end: its end
  * @granularity: log2 of the block size the window was cut from
+ * @throttle_ns: nonzero when the pages are thrashing and the engine
+ *	throttles them: the backend delays the fault this long before it
+ *	serves it (a device fault: then asks again, with
+ *	&svmtune_fault.retried set; a CPU fault: then serves this decision).
+ *	A backend that cannot wait where it decides (svmtune_kfd's probe)
+ *	serves the fault at once.
  */
 struct svmtune_decision {
 	enum svmtune_action action;
@@ -141,6 +167,7 @@ struct svmtune_decision {
 	unsigned long fault_start;
 	unsigned long fault_end;
 	unsigned int granularity;
+	u64 throttle_ns;
 };
 
 /**
@@ -178,6 +205,8 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 			     unsigned long addr);
 void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
 			 unsigned long addr, u64 hits, u64 misses);
+void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
+			     unsigned long addr, unsigned long npages);
 
 /**
  * struct svmtune_evict - a block of device memory to give up

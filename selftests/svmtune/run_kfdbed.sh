@@ -259,6 +259,20 @@ if load_bed prefetch num_gpus=1 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5b'''''. Thrashing on KFD's fault paths: a GPU read / CPU write
+#          ping-pong is detected from what svmtune_kfd reports, and the
+#          pinned chunk's migration declined.
+if load_bed thrash num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		"$test" thrash >/tmp/kfdbed.out 2>&1
+		results thrash /tmp/kfdbed.out $?
+	else
+		fail thrash:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed thrash
+	unload_svmtune
+fi
+
 # 5b''. A running process's existing KFD range retuned: the operator's
 #       granularity, the process's per-range granularity and location.
 if load_bed retune num_gpus=1 vram_mb=64; then

@@ -73,6 +73,7 @@ enum how {
 	H_NONE,
 	H_SIZE_ZERO, /* struct size 0 in the command */
 	H_SIZE_SHORT, /* 8 bytes shorter than the first version */
+	H_SIZE_FIRST, /* the first version of a struct that grew */
 	H_SIZE_LONG_ZERO, /* 8 bytes longer, the extra bytes zero */
 	H_SIZE_LONG_TAIL, /* 8 bytes longer, the last byte nonzero */
 	H_SIZE_HUGE_ZERO, /* 2048 bytes longer, zero */
@@ -298,10 +299,14 @@ static unsigned int changed_cmd(unsigned int cmd, enum how how)
 		size = 0;
 		break;
 	case H_SIZE_SHORT:
-		/* The access struct grew after its first version. */
+	case H_SIZE_FIRST:
+		/* Structs that grew after their first version. */
 		if (cmd == SVMTUNE_EMU_IOC_ACCESS)
 			size = offsetofend(struct svmtune_emu_access, reserved);
-		size -= 8;
+		if (cmd == SVMTUNE_IOC_GET_STATS)
+			size = offsetofend(struct svmtune_stats, reserved);
+		if (how == H_SIZE_SHORT)
+			size -= 8;
 		break;
 	case H_SIZE_LONG_ZERO:
 	case H_SIZE_LONG_TAIL:
@@ -583,6 +588,7 @@ FIXTURE_VARIANT_ADD(uapi, get_process_flags_bit31) {
 };
 FIXTURE_VARIANT_ADD(uapi, stats_size_zero) { I_STATS, H_SIZE_ZERO, EINVAL, {} };
 FIXTURE_VARIANT_ADD(uapi, stats_size_short) { I_STATS, H_SIZE_SHORT, EINVAL, {} };
+FIXTURE_VARIANT_ADD(uapi, stats_size_first_version) { I_STATS, H_SIZE_FIRST, 0, {} };
 FIXTURE_VARIANT_ADD(uapi, stats_size_longer_zero_tail) { I_STATS, H_SIZE_LONG_ZERO, 0, {} };
 FIXTURE_VARIANT_ADD(uapi, stats_size_longer_nonzero_tail) { I_STATS, H_SIZE_LONG_TAIL, E2BIG, {} };
 FIXTURE_VARIANT_ADD(uapi, stats_size_much_longer_zero_tail) { I_STATS, H_SIZE_HUGE_ZERO, 0, {} };
@@ -629,6 +635,7 @@ FIXTURE_VARIANT_ADD(uapi, device_flags_bit31) {
 };
 FIXTURE_VARIANT_ADD(uapi, access_size_zero) { I_ACCESS, H_SIZE_ZERO, EINVAL, {} };
 FIXTURE_VARIANT_ADD(uapi, access_size_short) { I_ACCESS, H_SIZE_SHORT, EINVAL, {} };
+FIXTURE_VARIANT_ADD(uapi, access_size_first_version) { I_ACCESS, H_SIZE_FIRST, 0, {} };
 FIXTURE_VARIANT_ADD(uapi, access_size_longer_zero_tail) { I_ACCESS, H_SIZE_LONG_ZERO, 0, {} };
 FIXTURE_VARIANT_ADD(uapi, access_size_longer_nonzero_tail) {
 	I_ACCESS, H_SIZE_LONG_TAIL, E2BIG, {}
@@ -731,19 +738,39 @@ FIXTURE_VARIANT_ADD(uapi, set_policy_reserved0) {
 	I_SET_POLICY, H_NONE, EINVAL, { M(RP, reserved0, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_policy_reserved_0) {
-	I_SET_POLICY, H_NONE, EINVAL, { M(RP, reserved[0], V_NUM, 1) }
+	I_SET_POLICY, H_NONE, EINVAL, { M(RP, reserved, V_NUM, 1) }
 };
-FIXTURE_VARIANT_ADD(uapi, set_policy_reserved_1) {
-	I_SET_POLICY, H_NONE, EINVAL, { M(RP, reserved[1], V_NUM, ~0ULL) }
+FIXTURE_VARIANT_ADD(uapi, set_policy_out_eff_thrashing) {
+	I_SET_POLICY, H_NONE, EINVAL, { M(RP, eff_thrashing, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_thrashing_without_its_set_bit) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_ACCESS), M(RP, thrashing, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_thrashing_past_end) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_THRASHING), M(RP, thrashing, V_NUM, 3) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_thrashing_all_ones) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_THRASHING), M(RP, thrashing, V_NUM, ~0u) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_thrashing_opt_out) {
+	I_SET_POLICY, H_NONE, 0,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_THRASHING),
+	  M(RP, thrashing, V_NUM, SVMTUNE_THRASH_OPT_OUT) }
 };
 FIXTURE_VARIANT_ADD(uapi, get_policy_reserved0) {
 	I_GET_POLICY, H_NONE, EINVAL, { M(RP, reserved0, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, get_policy_reserved_0) {
-	I_GET_POLICY, H_NONE, EINVAL, { M(RP, reserved[0], V_NUM, 1) }
+	I_GET_POLICY, H_NONE, EINVAL, { M(RP, reserved, V_NUM, 1) }
 };
-FIXTURE_VARIANT_ADD(uapi, get_policy_reserved_1) {
-	I_GET_POLICY, H_NONE, EINVAL, { M(RP, reserved[1], V_NUM, ~0ULL) }
+FIXTURE_VARIANT_ADD(uapi, get_policy_in_thrashing) {
+	I_GET_POLICY, H_NONE, EINVAL, { M(RP, thrashing, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, get_policy_out_eff_thrashing) {
+	I_GET_POLICY, H_NONE, EINVAL, { M(RP, eff_thrashing, V_NUM, ~0u) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_process_reserved_0) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[0], V_NUM, 1) }
@@ -751,8 +778,21 @@ FIXTURE_VARIANT_ADD(uapi, set_process_reserved_0) {
 FIXTURE_VARIANT_ADD(uapi, set_process_reserved_1) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[1], V_NUM, 1) }
 };
-FIXTURE_VARIANT_ADD(uapi, set_process_reserved_2) {
-	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[2], V_NUM, ~0ULL) }
+FIXTURE_VARIANT_ADD(uapi, set_process_reserved0) {
+	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, reserved0, V_NUM, ~0u) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_thrashing_without_its_set_bit) {
+	I_SET_PROCESS, H_NONE, EINVAL,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_ACCESS), M(PP, thrashing, V_NUM, 2) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_thrashing_past_end) {
+	I_SET_PROCESS, H_NONE, EINVAL,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_THRASHING), M(PP, thrashing, V_NUM, 3) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_thrashing_track) {
+	I_SET_PROCESS, H_NONE, 0,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_THRASHING),
+	  M(PP, thrashing, V_NUM, SVMTUNE_THRASH_TRACK) }
 };
 FIXTURE_VARIANT_ADD(uapi, get_process_reserved_0) {
 	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[0], V_NUM, 1) }
@@ -760,8 +800,11 @@ FIXTURE_VARIANT_ADD(uapi, get_process_reserved_0) {
 FIXTURE_VARIANT_ADD(uapi, get_process_reserved_1) {
 	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[1], V_NUM, 1) }
 };
-FIXTURE_VARIANT_ADD(uapi, get_process_reserved_2) {
-	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[2], V_NUM, ~0ULL) }
+FIXTURE_VARIANT_ADD(uapi, get_process_reserved0) {
+	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, reserved0, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, get_process_in_thrashing) {
+	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, thrashing, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, stats_reserved0) {
 	I_STATS, H_NONE, EINVAL, { M(ST, reserved0, V_NUM, 1) }
@@ -777,6 +820,21 @@ FIXTURE_VARIANT_ADD(uapi, stats_out_tlb_hits) {
 };
 FIXTURE_VARIANT_ADD(uapi, stats_out_tlb_misses) {
 	I_STATS, H_NONE, EINVAL, { M(ST, counters.tlb_misses, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_thrashing_throttles) {
+	I_STATS, H_NONE, EINVAL, { M(ST, mitigations.thrashing_throttles, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_thrashing_pins) {
+	I_STATS, H_NONE, EINVAL, { M(ST, mitigations.thrashing_pins, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_thrashing_unpins) {
+	I_STATS, H_NONE, EINVAL, { M(ST, mitigations.thrashing_unpins, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_out_evicted_pages) {
+	I_STATS, H_NONE, EINVAL, { M(ST, mitigations.evicted_pages, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, stats_mitigations_reserved_3) {
+	I_STATS, H_NONE, EINVAL, { M(ST, mitigations.reserved[3], V_NUM, ~0ULL) }
 };
 FIXTURE_VARIANT_ADD(uapi, device_reserved_0) {
 	I_DEVICE, H_NONE, EINVAL, { M(DI, reserved[0], V_NUM, 1) }
@@ -928,7 +986,7 @@ FIXTURE_VARIANT_ADD(uapi, set_policy_set_none) {
 	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, 0) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_policy_set_unknown_bit) {
-	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, 1u << 3) }
+	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, 1u << 4) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_policy_set_all_ones) {
 	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, ~0u) }
@@ -1005,7 +1063,7 @@ FIXTURE_VARIANT_ADD(uapi, set_process_set_none) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, 0) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_process_set_unknown_bit) {
-	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, 1u << 3) }
+	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, 1u << 4) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_process_set_all_ones) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, ~0u) }
@@ -1884,6 +1942,8 @@ FIXTURE_VARIANT_ADD(knob, thrashing_prefix) { "thrashing", "fix", 0, false, EINV
 FIXTURE_VARIANT_ADD(knob, thrashing_number) { "thrashing", "1", 0, false, EINVAL, NULL };
 FIXTURE_VARIANT_ADD(knob, thrashing_off) { "thrashing", "off\n", 0, false, 0, "off\n" };
 FIXTURE_VARIANT_ADD(knob, thrashing_remote) { "thrashing", "remote", 0, false, 0, "remote\n" };
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle) { "thrashing", "throttle", 0, false, 0, "throttle\n" };
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_is_not_a_mode) { "thrashing", "pin", 0, false, EINVAL, NULL };
 /* Numbers: decimal, within the knob's bounds. */
 FIXTURE_VARIANT_ADD(knob, thrashing_threshold_empty_line) {
 	"thrashing_threshold", "\n", 0, false, EINVAL, NULL
@@ -2087,6 +2147,137 @@ FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_fraction) {
 };
 FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_leading_zero_is_decimal) {
 	"thrashing_pin_ms", "010", 0, false, 0, "10\n"
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_empty_line) {
+	"thrashing_throttle_us", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_leading_space) {
+	"thrashing_throttle_us", " 7", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_leading_tab) {
+	"thrashing_throttle_us", "\t7", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_trailing_space) {
+	"thrashing_throttle_us", "7 ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_two_newlines) {
+	"thrashing_throttle_us", "7\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_embedded_nul) {
+	"thrashing_throttle_us", "7\0001", 3, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_trailing_nul) {
+	"thrashing_throttle_us", "7\0", 2, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_negative) {
+	"thrashing_throttle_us", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_a_page_of_digits) {
+	"thrashing_throttle_us", "1", PAGE - 1, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_longer_than_a_page) {
+	"thrashing_throttle_us", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_longer_than_a_page_of_spaces) {
+	"thrashing_throttle_us", " ", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_garbage) {
+	"thrashing_throttle_us", "\x01\xff", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_good_with_newline) {
+	"thrashing_throttle_us", "7\n", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_good_without_newline) {
+	"thrashing_throttle_us", "7", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_min) { "thrashing_throttle_us", "1", 0, false, 0, "1\n" };
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_max) {
+	"thrashing_throttle_us", "100000", 0, false, 0, "100000\n"
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_below_min) {
+	"thrashing_throttle_us", "0", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_above_max) {
+	"thrashing_throttle_us", "100001", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_past_u32) {
+	"thrashing_throttle_us", "4294967296", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_hex) {
+	"thrashing_throttle_us", "0x10", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_exponent) {
+	"thrashing_throttle_us", "1e3", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_fraction) {
+	"thrashing_throttle_us", "1.5", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_leading_zero_is_decimal) {
+	"thrashing_throttle_us", "010", 0, false, 0, "10\n"
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_empty_line) {
+	"thrashing_pin_threshold", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_leading_space) {
+	"thrashing_pin_threshold", " 7", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_leading_tab) {
+	"thrashing_pin_threshold", "\t7", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_trailing_space) {
+	"thrashing_pin_threshold", "7 ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_two_newlines) {
+	"thrashing_pin_threshold", "7\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_embedded_nul) {
+	"thrashing_pin_threshold", "7\0001", 3, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_trailing_nul) {
+	"thrashing_pin_threshold", "7\0", 2, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_negative) {
+	"thrashing_pin_threshold", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_a_page_of_digits) {
+	"thrashing_pin_threshold", "1", PAGE - 1, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_longer_than_a_page) {
+	"thrashing_pin_threshold", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_longer_than_a_page_of_spaces) {
+	"thrashing_pin_threshold", " ", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_garbage) {
+	"thrashing_pin_threshold", "\x01\xff", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_good_with_newline) {
+	"thrashing_pin_threshold", "7\n", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_good_without_newline) {
+	"thrashing_pin_threshold", "7", 0, false, 0, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_min) { "thrashing_pin_threshold", "0", 0, false, 0, "0\n" };
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_max) {
+	"thrashing_pin_threshold", "255", 0, false, 0, "255\n"
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_above_max) {
+	"thrashing_pin_threshold", "256", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_past_u32) {
+	"thrashing_pin_threshold", "4294967296", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_hex) {
+	"thrashing_pin_threshold", "0x10", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_exponent) {
+	"thrashing_pin_threshold", "1e3", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_fraction) {
+	"thrashing_pin_threshold", "1.5", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_leading_zero_is_decimal) {
+	"thrashing_pin_threshold", "010", 0, false, 0, "10\n"
 };
 FIXTURE_VARIANT_ADD(knob, prefetch_threshold_empty_line) {
 	"prefetch_threshold", "\n", 0, false, EINVAL, NULL

@@ -73,7 +73,8 @@ static int emu_snapshot(int fd, void *addr, unsigned long size, uint32_t *e)
 	return ioctl(fd, SVMTUNE_EMU_IOC_SNAPSHOT, &s) ? -errno : 0;
 }
 
-static int range_stats(int fd, void *addr, struct svmtune_counters *c)
+static int range_stats_all(int fd, void *addr, struct svmtune_counters *c,
+			   struct svmtune_mitigations *m)
 {
 	struct svmtune_stats st;
 
@@ -83,7 +84,14 @@ static int range_stats(int fd, void *addr, struct svmtune_counters *c)
 	if (ioctl(fd, SVMTUNE_IOC_GET_STATS, &st))
 		return -errno;
 	*c = st.counters;
+	if (m)
+		*m = st.mitigations;
 	return 0;
+}
+
+static int range_stats(int fd, void *addr, struct svmtune_counters *c)
+{
+	return range_stats_all(fd, addr, c, NULL);
 }
 
 /* A 2 MiB-aligned anonymous mapping of @size bytes. */
@@ -1648,6 +1656,9 @@ static void set_thrashing(struct __test_metadata *_metadata, const char *mode,
 	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_threshold", "3"));
 	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_lapse_us", "1000000"));
 	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_pin_ms", pin_ms));
+	/* Pin at the first detection, without throttling first. */
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_pin_threshold", "0"));
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_throttle_us", "1000"));
 }
 
 /*
@@ -1734,6 +1745,143 @@ TEST_F(emu, thrashing_slow_reversals_are_not_events)
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
 	EXPECT_EQ(0, c.thrashing_events);
 	EXPECT_EQ(3, c.cpu_faults);
+}
+
+/*
+ * UVM's ladder, per 64 KiB chunk: with thrashing_pin_threshold 2, a chunk
+ * going back and forth is throttled at its first two detections (three
+ * reversals each) and pinned at the third. G1 C1 G2 C2 G3 C3 G4 C4 G5 C5:
+ * nine reversals; C2 and G4 throttle, C5 pins. Then the GPU maps the chunk
+ * remotely (only that 64 KiB: a fault in another chunk of the block still
+ * migrates, around it), sees the CPU's writes without faulting, and when
+ * the pin ends its remote mapping is torn down: the next access faults
+ * and migrates the block again.
+ */
+TEST_F(emu, thrashing_throttles_then_pins_then_unpins)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_mitigations m;
+	struct svmtune_counters c;
+	int i;
+
+	set_thrashing(_metadata, "remote", "1000");
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_pin_threshold", "2"));
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 5));
+	ASSERT_EQ(0, range_stats_all(self->ctl, self->buf, &c, &m));
+	EXPECT_EQ(9, c.thrashing_events);
+	EXPECT_EQ(3, c.thrashing_detected);
+	EXPECT_EQ(2, m.thrashing_throttles);
+	EXPECT_EQ(1, m.thrashing_pins);
+	EXPECT_EQ(0, m.thrashing_unpins);
+
+	self->buf[7] = 0x5a;
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(1, out.faults);
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(16, out.remote); /* the pinned chunk alone */
+	EXPECT_EQ(0x5a, self->tmp[7]);
+	self->buf[9] = 0x6b; /* no fault: the page is in system memory */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.faults);
+	EXPECT_EQ(0x6b, self->tmp[9]);
+	/* The next chunk migrates, with the rest of the block; not chunk 0. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 64 * 1024, PAGE,
+				self->tmp, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(512 - 16, out.migrated);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 2 * MIB, self->snap));
+	EXPECT_EQ(0, count_pages(self->snap, 16, SVMTUNE_EMU_PAGE_DEVICE,
+				 SVMTUNE_EMU_PAGE_DEVICE));
+
+	/* The pin ends after a second: the unpin work tears the mapping down. */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, range_stats_all(self->ctl, self->buf, &c, &m));
+		if (m.thrashing_unpins)
+			break;
+		usleep(50 * 1000);
+	}
+	EXPECT_EQ(1, m.thrashing_unpins);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(1, out.faults);
+	EXPECT_EQ(16, out.migrated);
+	EXPECT_EQ(0x5a, self->tmp[7]);
+	EXPECT_EQ(0x6b, self->tmp[9]);
+}
+
+/* throttle: the same ping-pong is throttled at each detection, never pinned. */
+TEST_F(emu, thrashing_throttle_mode_never_pins)
+{
+	struct svmtune_emu_access out;
+	struct svmtune_mitigations m;
+	struct svmtune_counters c;
+
+	set_thrashing(_metadata, "throttle", "60000");
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 5));
+	ASSERT_EQ(0, range_stats_all(self->ctl, self->buf, &c, &m));
+	EXPECT_EQ(9, c.thrashing_events);
+	EXPECT_EQ(3, m.thrashing_throttles);
+	EXPECT_EQ(0, m.thrashing_pins);
+	self->buf[3] = 0x11;
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(512, out.migrated);
+	EXPECT_EQ(0x11, self->tmp[3]);
+}
+
+/*
+ * A range that opted out is never counted, throttled or pinned; one that
+ * asks to be tracked inside a process that opted out is.
+ */
+TEST_F(emu, thrashing_opt_out_per_range_and_process)
+{
+	struct svmtune_process_policy pp;
+	struct svmtune_range_policy p;
+	struct svmtune_mitigations m;
+	struct svmtune_counters c;
+	char *other = self->buf + 4 * MIB;
+
+	set_thrashing(_metadata, "remote", "60000");
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf;
+	p.size = 2 * MIB;
+	p.set = SVMTUNE_POLICY_THRASHING;
+	p.thrashing = SVMTUNE_THRASH_OPT_OUT;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_POLICY, &p));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf;
+	p.size = PAGE;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	EXPECT_EQ(SVMTUNE_THRASH_OPT_OUT, p.thrashing);
+	EXPECT_EQ(SVMTUNE_THRASH_OPT_OUT, p.eff_thrashing);
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 4));
+	ASSERT_EQ(0, range_stats_all(self->ctl, self->buf, &c, &m));
+	EXPECT_EQ(0, c.thrashing_events);
+	EXPECT_EQ(0, m.thrashing_pins);
+
+	/* The process opts out; one range of it asks to be tracked. */
+	memset(&pp, 0, sizeof(pp));
+	pp.set = SVMTUNE_POLICY_THRASHING;
+	pp.thrashing = SVMTUNE_THRASH_OPT_OUT;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)other;
+	p.size = 2 * MIB;
+	p.set = SVMTUNE_POLICY_THRASHING;
+	p.thrashing = SVMTUNE_THRASH_TRACK;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_SET_POLICY, &p));
+	ASSERT_EQ(0, ping_pong(self->fd, other, self->tmp, 2));
+	ASSERT_EQ(0, range_stats_all(self->ctl, other, &c, &m));
+	EXPECT_EQ(3, c.thrashing_events);
+	EXPECT_EQ(1, m.thrashing_pins);
+	/* And the rest of the process is not tracked. */
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf + 2 * MIB, self->tmp, 3));
+	ASSERT_EQ(0, range_stats_all(self->ctl, self->buf + 2 * MIB, &c, &m));
+	EXPECT_EQ(0, c.thrashing_events);
+	memset(&pp, 0, sizeof(pp));
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_PROCESS_POLICY, &pp));
+	EXPECT_EQ(SVMTUNE_THRASH_OPT_OUT, pp.thrashing);
 }
 
 #define TRACEFS "/sys/kernel/tracing"

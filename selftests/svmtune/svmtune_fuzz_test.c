@@ -499,7 +499,8 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 	case OP_KNOB: {
 		static const char *const gran[] = { "4K", "64K", "256K", "2M" };
 		static const char *const pol[] = { "fixed", "adaptive" };
-		static const char *const thr[] = { "off", "detect", "remote" };
+		static const char *const thr[] = { "off", "detect", "remote",
+						   "throttle" };
 
 		if (geteuid() != 0)
 			break;
@@ -513,7 +514,7 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 			break;
 		default:
 			err = svmtune_write_sysfs("thrashing",
-						  thr[below(f, 3)]);
+						  thr[below(f, 4)]);
 			break;
 		}
 		if (err)

@@ -261,7 +261,7 @@ TEST_F(policy, bad_policy_values_einval)
 	EXPECT_EQ(-EINVAL,
 		  svmtune_set_policy(self->fd, self->buf, PAGE, 0, 16, 0, 0));
 	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
-					      1u << 3, 16, 0, 0));
+					      1u << 4, 16, 0, 0));
 	EXPECT_EQ(-EINVAL,
 		  svmtune_set_policy(self->fd, self->buf, PAGE,
 				     SVMTUNE_POLICY_GRANULARITY, 11, 0, 0));
@@ -293,10 +293,10 @@ TEST_F(policy, nonzero_flags_and_reserved_einval)
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_SET_POLICY, &p));
 	EXPECT_EQ(EINVAL, errno);
 	p.flags = 0;
-	p.reserved[1] = 1;
+	p.reserved = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_SET_POLICY, &p));
 	EXPECT_EQ(EINVAL, errno);
-	p.reserved[1] = 0;
+	p.reserved = 0;
 	p.eff_access = 1; /* an output field on input */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_SET_POLICY, &p));
 	EXPECT_EQ(EINVAL, errno);
@@ -308,7 +308,7 @@ TEST_F(policy, nonzero_flags_and_reserved_einval)
 	memset(&pp, 0, sizeof(pp));
 	pp.set = SVMTUNE_POLICY_GRANULARITY;
 	pp.granularity = 16;
-	pp.reserved[2] = 1;
+	pp.reserved[1] = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -506,6 +506,8 @@ static int write_knob_unprivileged(void)
 		"thrashing_threshold",
 		"thrashing_lapse_us",
 		"thrashing_pin_ms",
+		"thrashing_throttle_us",
+		"thrashing_pin_threshold",
 		"prefetch_threshold",
 		"evict_when_full",
 		"fragment_auto",
@@ -528,7 +530,8 @@ static int write_knob_unprivileged(void)
 /* The thrashing knobs take their documented values and refuse the rest. */
 TEST_F(policy, sysfs_thrashing_knobs_validated)
 {
-	static const char *const modes[] = { "off", "detect", "remote" };
+	static const char *const modes[] = { "off", "detect", "throttle",
+					     "remote" };
 	static const struct {
 		const char *knob, *good, *bad[6];
 	} nums[] = {
@@ -541,6 +544,12 @@ TEST_F(policy, sysfs_thrashing_knobs_validated)
 		{ "thrashing_pin_ms",
 		  "60000",
 		  { "0", "60001", "4294967296", "ms", "1.5", "+" } },
+		{ "thrashing_throttle_us",
+		  "100000",
+		  { "0", "100001", "-1", "1ms", "0x1", "\n" } },
+		{ "thrashing_pin_threshold",
+		  "0",
+		  { "256", "-1", "3 ", "0x3", "1e2", "+" } },
 	};
 	char buf[32];
 	unsigned int i, j;

@@ -134,6 +134,8 @@ static const char *const svmtune_policy_knobs[] = {
 	"thrashing_threshold",
 	"thrashing_lapse_us",
 	"thrashing_pin_ms",
+	"thrashing_throttle_us",
+	"thrashing_pin_threshold",
 	"prefetch_threshold",
 	"evict_when_full",
 	"fragment_auto",

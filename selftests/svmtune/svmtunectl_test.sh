@@ -27,13 +27,18 @@ pid=$!
 stack=$(awk '/\[stack\]/ { split($1, r, "-"); print "0x" r[1] }' /proc/$pid/maps)
 
 echo "TAP version 13"
-echo "1..9"
-check version sh -c "'$ctl' version | grep -qx 'svmtune 0.2.0'"
+echo "1..10"
+check version sh -c "'$ctl' version | grep -qx 'svmtune 0.3.0'"
 check devices_lists_the_emulated_gpu sh -c "'$ctl' devices | grep -q ' svmtune_emu0 '"
 check set_then_get_range_policy sh -c "'$ctl' set $pid $stack 4K granularity=64K access=remote &&
 	'$ctl' get $pid $stack 4K | grep -qx 'granularity 64K' &&
 	'$ctl' get $pid $stack 4K | grep -qx 'access remote' &&
 	'$ctl' get $pid $stack 4K | grep -qx 'location unset'"
+check thrashing_opt_out_per_range sh -c "'$ctl' set $pid $stack 4K thrashing=opt-out &&
+	'$ctl' get $pid $stack 4K | grep -qx 'thrashing opt-out' &&
+	'$ctl' get $pid $stack 4K | grep -qx 'effective_thrashing opt-out' &&
+	'$ctl' stats process $pid | grep -q '^thrashing_unpins ' &&
+	'$ctl' set $pid $stack 4K thrashing=maybe; [ \$? = 2 ]"
 check process_defaults sh -c "'$ctl' defaults $pid granularity=128K location=system &&
 	'$ctl' defaults $pid | grep -qx 'granularity 128K' &&
 	'$ctl' defaults $pid | grep -qx 'location system' &&

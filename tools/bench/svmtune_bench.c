@@ -14,7 +14,8 @@
  *            8 pages 2 MiB apart (CPU-GPU thrashing)
  * Policies: fixed 4K, 64K, 2M, adaptive; 64K and adaptive with density
  * prefetch at 51 % (UVM's threshold); for pingpong also 2M with thrashing
- * mitigation (remote).
+ * mitigation: throttle only, remote (throttle three times, then pin, as
+ * UVM does) and pin at the first detection.
  *
  * Each measurement is the best of REPEAT runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
@@ -43,17 +44,20 @@ struct policy {
 	const char *granularity;
 	const char *thrashing;
 	const char *prefetch; /* prefetch_threshold */
+	const char *pin_threshold; /* thrashing_pin_threshold */
 	int pingpong_only;
 };
 
 static const struct policy policies[] = {
-	{ "fixed-4K", "fixed", "4K", "detect", "0", 0 },
-	{ "fixed-64K", "fixed", "64K", "detect", "0", 0 },
-	{ "fixed-2M", "fixed", "2M", "detect", "0", 0 },
-	{ "adaptive", "adaptive", "2M", "detect", "0", 0 },
-	{ "64K+pf51", "fixed", "64K", "detect", "51", 0 },
-	{ "adapt+pf51", "adaptive", "2M", "detect", "51", 0 },
-	{ "2M+remote", "fixed", "2M", "remote", "0", 1 },
+	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", 0 },
+	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", 0 },
+	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", 0 },
+	{ "adaptive", "adaptive", "2M", "detect", "0", "3", 0 },
+	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", 0 },
+	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", 0 },
+	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", 1 },
+	{ "2M+remote", "fixed", "2M", "remote", "0", "3", 1 },
+	{ "2M+pin", "fixed", "2M", "remote", "0", "0", 1 },
 };
 
 #define NPOLICIES ARRAY_SIZE(policies)
@@ -69,7 +73,9 @@ static int set_policy(const struct policy *p)
 	if (svmtune_tool_write_knob("policy", p->knob) ||
 	    svmtune_tool_write_knob("granularity", p->granularity) ||
 	    svmtune_tool_write_knob("thrashing", p->thrashing) ||
-	    svmtune_tool_write_knob("prefetch_threshold", p->prefetch))
+	    svmtune_tool_write_knob("prefetch_threshold", p->prefetch) ||
+	    svmtune_tool_write_knob("thrashing_pin_threshold",
+				    p->pin_threshold))
 		return -1;
 	return 0;
 }
@@ -166,10 +172,13 @@ int main(void)
 {
 	static const char *const workloads[] = { "stream", "sparse", "stride",
 						 "pingpong" };
-	static const char *const knobs[] = { "policy", "granularity",
-					     "thrashing", "thrashing_lapse_us",
-					     "prefetch_threshold" };
-	char saved[5][32];
+	static const char *const knobs[] = { "policy",
+					     "granularity",
+					     "thrashing",
+					     "thrashing_lapse_us",
+					     "prefetch_threshold",
+					     "thrashing_pin_threshold" };
+	char saved[ARRAY_SIZE(knobs)][32];
 	struct result res[NPOLICIES];
 	unsigned int w, p, k;
 	int emu, ctl, ret = 0;
@@ -180,7 +189,7 @@ int main(void)
 		perror("svmtune_bench: open /dev/svmtune_emu0 or /dev/svmtune");
 		return 1;
 	}
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < ARRAY_SIZE(knobs); k++) {
 		if (svmtune_tool_read_knob(knobs[k], saved[k],
 					   sizeof(saved[k]))) {
 			perror("svmtune_bench: /sys/kernel/svmtune");
@@ -217,7 +226,7 @@ int main(void)
 					  &res[p], &res[BASELINE]);
 	}
 
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < ARRAY_SIZE(knobs); k++)
 		svmtune_tool_write_knob(knobs[k], saved[k]);
 	if (ret) {
 		fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));

@@ -32,6 +32,7 @@ static void print_help(FILE *out)
 		"                          granularity=4K..1G|unset\n"
 		"                          location=system|unset|DEVICE_ID\n"
 		"                          access=migrate|remote|read-mostly|unset\n"
+		"                          thrashing=opt-out|track|unset\n"
 		"  defaults PID [FIELD=VALUE...]\n"
 		"                        show, or set, the process defaults of PID\n"
 		"  help                  this text\n"
@@ -114,6 +115,18 @@ static const char *const access_names[] = {
 	[SVMTUNE_ACCESS_READ_MOSTLY] = "read-mostly",
 };
 
+static const char *const thrashing_names[] = {
+	[SVMTUNE_THRASH_UNSET] = "unset",
+	[SVMTUNE_THRASH_OPT_OUT] = "opt-out",
+	[SVMTUNE_THRASH_TRACK] = "track",
+};
+
+static void print_thrashing(const char *label, uint32_t t)
+{
+	printf("%s %s\n", label,
+	       t <= SVMTUNE_THRASH_TRACK ? thrashing_names[t] : "?");
+}
+
 static void print_granularity(const char *label, uint32_t g)
 {
 	static const char suffix[] = "KMG";
@@ -144,7 +157,7 @@ static void print_access(const char *label, uint32_t access)
 
 /* Parse FIELD=VALUE arguments into set bits and values. */
 static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
-			uint32_t *loc, uint32_t *access)
+			uint32_t *loc, uint32_t *access, uint32_t *thrashing)
 {
 	int i;
 
@@ -182,6 +195,16 @@ static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
 			if (a > SVMTUNE_ACCESS_READ_MOSTLY)
 				goto bad;
 			*access = a;
+		} else if (!strcmp(argv[i], "thrashing")) {
+			unsigned int t;
+
+			*set |= SVMTUNE_POLICY_THRASHING;
+			for (t = 0; t <= SVMTUNE_THRASH_TRACK; t++)
+				if (!strcmp(val, thrashing_names[t]))
+					break;
+			if (t > SVMTUNE_THRASH_TRACK)
+				goto bad;
+			*thrashing = t;
 		} else {
 			goto bad;
 		}
@@ -230,6 +253,7 @@ static int cmd_stats(int argc, char **argv)
 {
 	struct svmtune_stats st;
 	struct svmtune_counters *c = &st.counters;
+	struct svmtune_mitigations *m = &st.mitigations;
 
 	memset(&st, 0, sizeof(st));
 	if (argc == 2 && !strcmp(argv[0], "device"))
@@ -256,7 +280,9 @@ static int cmd_stats(int argc, char **argv)
 	       "fallback_pages %llu\nwindow_pages %llu\n"
 	       "thrashing_events %llu\nthrashing_detected %llu\n"
 	       "prefetch_pages %llu\nprefetch_used %llu\n"
-	       "tlb_hits %llu\ntlb_misses %llu\n",
+	       "tlb_hits %llu\ntlb_misses %llu\n"
+	       "thrashing_throttles %llu\nthrashing_pins %llu\n"
+	       "thrashing_unpins %llu\nevicted_pages %llu\n",
 	       (unsigned long long)c->gpu_faults,
 	       (unsigned long long)c->cpu_faults,
 	       (unsigned long long)c->pages_to_device,
@@ -272,7 +298,11 @@ static int cmd_stats(int argc, char **argv)
 	       (unsigned long long)c->prefetch_pages,
 	       (unsigned long long)c->prefetch_used,
 	       (unsigned long long)c->tlb_hits,
-	       (unsigned long long)c->tlb_misses);
+	       (unsigned long long)c->tlb_misses,
+	       (unsigned long long)m->thrashing_throttles,
+	       (unsigned long long)m->thrashing_pins,
+	       (unsigned long long)m->thrashing_unpins,
+	       (unsigned long long)m->evicted_pages);
 	return 0;
 }
 
@@ -302,6 +332,8 @@ static int cmd_get(int argc, char **argv)
 	print_granularity("effective_granularity", p.eff_granularity);
 	print_location("effective_location", p.eff_preferred_loc);
 	print_access("effective_access", p.eff_access);
+	print_thrashing("thrashing", p.thrashing);
+	print_thrashing("effective_thrashing", p.eff_thrashing);
 	return 0;
 }
 
@@ -312,7 +344,7 @@ static int cmd_set(int argc, char **argv)
 	if (argc < 4 || parse_span(argv, &p))
 		return 2;
 	if (parse_fields(argc - 3, argv + 3, &p.set, &p.granularity,
-			 &p.preferred_loc, &p.access))
+			 &p.preferred_loc, &p.access, &p.thrashing))
 		return 2;
 	return svm_ioctl(SVMTUNE_IOC_SET_POLICY, &p, "SVMTUNE_IOC_SET_POLICY");
 }
@@ -326,7 +358,7 @@ static int cmd_defaults(int argc, char **argv)
 		return 2;
 	if (argc > 1) {
 		if (parse_fields(argc - 1, argv + 1, &pp.set, &pp.granularity,
-				 &pp.preferred_loc, &pp.access))
+				 &pp.preferred_loc, &pp.access, &pp.thrashing))
 			return 2;
 		return svm_ioctl(SVMTUNE_IOC_SET_PROCESS_POLICY, &pp,
 				 "SVMTUNE_IOC_SET_PROCESS_POLICY");
@@ -337,6 +369,7 @@ static int cmd_defaults(int argc, char **argv)
 	print_granularity("granularity", pp.granularity);
 	print_location("location", pp.preferred_loc);
 	print_access("access", pp.access);
+	print_thrashing("thrashing", pp.thrashing);
 	return 0;
 }
 

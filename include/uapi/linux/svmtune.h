@@ -16,7 +16,7 @@
 #include <linux/types.h>
 
 #define SVMTUNE_VERSION_MAJOR	0
-#define SVMTUNE_VERSION_MINOR	2
+#define SVMTUNE_VERSION_MINOR	3
 #define SVMTUNE_VERSION_PATCH	0
 
 /* ioctl type, listed as free in Documentation/userspace-api/ioctl/ioctl-number.rst */
@@ -49,6 +49,8 @@ struct svmtune_version {
 #define SVMTUNE_FEATURE_DEVICES		(1ULL << 2)	/* SVMTUNE_IOC_GET_DEVICE */
 #define SVMTUNE_FEATURE_PREFETCH	(1ULL << 3)	/* density prefetch, its counters */
 #define SVMTUNE_FEATURE_TLB_COUNTERS	(1ULL << 4)	/* tlb_hits, tlb_misses */
+/* Per-chunk thrashing mitigation, policy field thrashing, svmtune_mitigations */
+#define SVMTUNE_FEATURE_THRASHING	(1ULL << 5)
 
 /*
  * Memory locations, for preferred_loc. Devices are numbered from 1 in the
@@ -72,13 +74,24 @@ struct svmtune_version {
 #define SVMTUNE_GRANULARITY_MIN		12u
 #define SVMTUNE_GRANULARITY_MAX		30u
 
+/*
+ * Thrashing handling, for thrashing (since 0.3): whether the engine
+ * watches a range for pages going back and forth, and mitigates as the
+ * global ``thrashing`` knob says.
+ */
+#define SVMTUNE_THRASH_UNSET		0	/* inherit (the default: tracked) */
+#define SVMTUNE_THRASH_OPT_OUT		1	/* never tracked, throttled or pinned */
+#define SVMTUNE_THRASH_TRACK		2	/* tracked, as the global knob says */
+
 /* Bits of the set field: which policy fields a SET ioctl changes. */
 #define SVMTUNE_POLICY_GRANULARITY	(1u << 0)
 #define SVMTUNE_POLICY_PREFERRED_LOC	(1u << 1)
 #define SVMTUNE_POLICY_ACCESS		(1u << 2)
+#define SVMTUNE_POLICY_THRASHING	(1u << 3)	/* since 0.3 */
 #define SVMTUNE_POLICY_ALL		(SVMTUNE_POLICY_GRANULARITY | \
 					 SVMTUNE_POLICY_PREFERRED_LOC | \
-					 SVMTUNE_POLICY_ACCESS)
+					 SVMTUNE_POLICY_ACCESS | \
+					 SVMTUNE_POLICY_THRASHING)
 
 /**
  * struct svmtune_range_policy - argument of %SVMTUNE_IOC_SET_POLICY and
@@ -103,8 +116,12 @@ struct svmtune_version {
  *	adaptive window)
  * @eff_preferred_loc: out (GET): the preferred location in effect
  * @eff_access: out (GET): the access mode in effect
+ * @thrashing: in/out: SVMTUNE_THRASH_* (since 0.3; was reserved, zero)
+ * @eff_thrashing: out (GET): %SVMTUNE_THRASH_OPT_OUT or
+ *	%SVMTUNE_THRASH_TRACK, in effect at @start
  * @reserved0: must be zero
- * @reserved: must be zero
+ * @reserved: must be zero (until 0.3, @reserved was two words from
+ *	@thrashing on, and @thrashing was @reserved0)
  *
  * SET applies the chosen fields to every page of [@start, @start + @size);
  * GET reports what was set at @start (UNSET where nothing was) and what is
@@ -123,8 +140,10 @@ struct svmtune_range_policy {
 	__u32 eff_granularity;
 	__u32 eff_preferred_loc;
 	__u32 eff_access;
+	__u32 thrashing;
+	__u32 eff_thrashing;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__u64 reserved;
 };
 
 #define SVMTUNE_IOC_SET_POLICY	_IOW(SVMTUNE_IOC_MAGIC, 0x01, struct svmtune_range_policy)
@@ -142,6 +161,8 @@ struct svmtune_range_policy {
  * @granularity: in/out, as in struct svmtune_range_policy
  * @preferred_loc: in/out
  * @access: in/out
+ * @thrashing: in/out: SVMTUNE_THRASH_* (since 0.3; was reserved, zero)
+ * @reserved0: must be zero
  * @reserved: must be zero
  */
 struct svmtune_process_policy {
@@ -151,7 +172,9 @@ struct svmtune_process_policy {
 	__u32 granularity;
 	__u32 preferred_loc;
 	__u32 access;
-	__u64 reserved[3];
+	__u32 thrashing;
+	__u32 reserved0;
+	__u64 reserved[2];
 };
 
 #define SVMTUNE_IOC_SET_PROCESS_POLICY \
@@ -176,9 +199,9 @@ struct svmtune_process_policy {
  * @thrashing_events: faults that reversed a recent migration of the same
  *	pages (a CPU fault on pages a device fault just migrated, or the
  *	other way round), within ``thrashing_lapse_us``
- * @thrashing_detected: times a range reached ``thrashing_threshold`` such
- *	events; with the ``thrashing`` knob at "remote", its device faults
- *	then map remotely for ``thrashing_pin_ms``
+ * @thrashing_detected: times a 64 KiB chunk reached ``thrashing_threshold``
+ *	such events; the ``thrashing`` knob says what follows (throttle,
+ *	pin: struct svmtune_mitigations)
  * @prefetch_pages: pages that density prefetch added to a device fault's
  *	window and that moved to the device
  * @prefetch_used: of those, pages the device then used (the backend
@@ -207,6 +230,27 @@ struct svmtune_counters {
 	__u64 tlb_misses;
 };
 
+/**
+ * struct svmtune_mitigations - what the engine did about thrashing and
+ *	full devices (since 0.3)
+ * @thrashing_throttles: throttle periods started: faults on a thrashing
+ *	64 KiB chunk wait ``thrashing_throttle_us`` before they are served
+ * @thrashing_pins: chunks pinned to system memory, devices mapping them
+ *	remotely, for ``thrashing_pin_ms``
+ * @thrashing_unpins: pinned chunks whose pin ended: their remote mappings
+ *	were torn down, so the next device access faults and may migrate
+ * @evicted_pages: pages a backend moved from a full device's memory to
+ *	system memory to make room for a fault
+ * @reserved: zero
+ */
+struct svmtune_mitigations {
+	__u64 thrashing_throttles;
+	__u64 thrashing_pins;
+	__u64 thrashing_unpins;
+	__u64 evicted_pages;
+	__u64 reserved[4];
+};
+
 #define SVMTUNE_STATS_DEVICE	1	/* @id is a device id */
 #define SVMTUNE_STATS_PROCESS	2	/* @id is a pid, 0 for the caller */
 #define SVMTUNE_STATS_RANGE	3	/* @id is a pid, @addr inside the range */
@@ -223,6 +267,7 @@ struct svmtune_counters {
  * @range_end: out (RANGE): end of the policy range
  * @counters: out
  * @reserved: must be zero
+ * @mitigations: out (since 0.3)
  */
 struct svmtune_stats {
 	__u32 scope;
@@ -234,6 +279,7 @@ struct svmtune_stats {
 	__u64 range_end;
 	struct svmtune_counters counters;
 	__u64 reserved[2];
+	struct svmtune_mitigations mitigations;
 };
 
 #define SVMTUNE_IOC_GET_STATS	_IOWR(SVMTUNE_IOC_MAGIC, 0x05, struct svmtune_stats)

@@ -1309,6 +1309,113 @@ static int prefetch_test(void)
 	return fails != 0;
 }
 
+static void process_stats(int ctl, struct svmtune_counters *c,
+			  struct svmtune_mitigations *m)
+{
+	struct svmtune_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.scope = SVMTUNE_STATS_PROCESS;
+	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &s))
+		perror("SVMTUNE_IOC_GET_STATS");
+	*c = s.counters;
+	*m = s.mitigations;
+}
+
+/*
+ * "kfdbed_test thrash", with svmtune_kfd loaded: a GPU read and a CPU write
+ * of the same page, in turns, on KFD's own fault paths (its retry-fault
+ * worker migrating to VRAM, its svm_migrate_to_ram() bringing the pages
+ * back). The engine sees the reversals from what svmtune_kfd reports; with
+ * thrashing "remote" and no throttle stage it pins the 64 KiB chunk: KFD's
+ * migration is declined and the GPU reads the page in system memory, the
+ * CPU's last write included.
+ */
+static int thrash_test(void)
+{
+	int knobs = svmtune_knob("policy", "fixed") |
+		    svmtune_knob("granularity", "2M") |
+		    svmtune_knob("thrashing", "remote") |
+		    svmtune_knob("thrashing_threshold", "3") |
+		    svmtune_knob("thrashing_lapse_us", "1000000") |
+		    svmtune_knob("thrashing_pin_threshold", "0") |
+		    svmtune_knob("thrashing_pin_ms", "60000");
+	long long attached = kfd_stat("processes_attached");
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	int ctl = open("/dev/svmtune", O_RDWR);
+	struct kfd_ioctl_svm_attribute attr[1];
+	struct svmtune_mitigations m;
+	struct kfdbed_gpu_stats s0, s1;
+	struct svmtune_counters c;
+	struct kfdbed_access_args a;
+	uint32_t gpu, *host, *p;
+	const size_t n = SZ_2M / 4;
+	char *raw;
+	size_t i;
+	int r = 0, round;
+
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0 && !knobs,
+	      "thrash: open /dev/kfd, /dev/kfdbed, /dev/svmtune; thrashing remote, pin at once");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	CHECK(wait_attached(attached) > attached,
+	      "thrash: the process got the engine's state when it opened /dev/kfd");
+	gpu = stats(bed).gpu_id;
+	raw = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(4096);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	p = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	for (i = 0; i < n; i++)
+		p[i] = pattern(i, 0xd00);
+	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[0].value = gpu;
+	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, SZ_2M, attr, 1);
+	CHECK(!r, "thrash: a KFD range over 2 MiB, accessible by GPU 0x%x",
+	      gpu);
+
+	/* G C G C: three reversals, the third (a CPU fault) pins. */
+	for (round = 0; round < 2 && !r; round++) {
+		r = gpu_access(bed, gpu, p, host, 4096, 0, &a);
+		if (!r && host[1] != pattern(1, 0xd00))
+			r = -1;
+		p[0] = 0x1000 + round;
+	}
+	process_stats(ctl, &c, &m);
+	CHECK(!r && c.thrashing_events == 3 && c.thrashing_detected == 1 &&
+		      m.thrashing_pins == 1 && m.thrashing_throttles == 0,
+	      "thrash: two GPU read / CPU write rounds on KFD: %llu reversals, %llu detection, %llu pin, %llu throttles",
+	      (unsigned long long)c.thrashing_events,
+	      (unsigned long long)c.thrashing_detected,
+	      (unsigned long long)m.thrashing_pins,
+	      (unsigned long long)m.thrashing_throttles);
+
+	/* Pinned: KFD's migration is declined; the GPU reads in place. */
+	p[2] = 0x5a5a;
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, p, host, 4096, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r && s1.pages_to_vram == s0.pages_to_vram && a.sys_pages == 1 &&
+		      host[0] == 0x1001 && host[2] == 0x5a5a,
+	      "thrash: pinned: the GPU reads the CPU's writes in system memory (%llu pages to VRAM, %llu system pages)",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram),
+	      (unsigned long long)a.sys_pages);
+	/* The rest of the block still migrates. */
+	s0 = stats(bed);
+	r = gpu_access(bed, gpu, p + 64 * 1024 / 4, host, 4096, 0, &a);
+	s1 = stats(bed);
+	CHECK(!r && s1.pages_to_vram - s0.pages_to_vram == 512 - 16 &&
+		      host[0] == pattern(64 * 1024 / 4, 0xd00),
+	      "thrash: a GPU read of the next chunk migrates the block but the pinned 64 KiB (%llu pages)",
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
+	svmtune_knob("thrashing", "detect");
+	svmtune_knob("thrashing_pin_threshold", "3");
+	svmtune_knob("thrashing_pin_ms", "300");
+	svmtune_knob("thrashing_lapse_us", "2000");
+	return fails != 0;
+}
+
 static int concurrent_test(void)
 {
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
@@ -1403,6 +1510,8 @@ int main(int argc, char **argv)
 		return concurrent_test();
 	if (argc > 1 && !strcmp(argv[1], "prefetch"))
 		return prefetch_test();
+	if (argc > 1 && !strcmp(argv[1], "thrash"))
+		return thrash_test();
 	if (argc > 1 && !strcmp(argv[1], "attach"))
 		return attach_test(argc > 2 && !strcmp(argv[2], "late"));
 	if (argc > 1 && !strcmp(argv[1], "hive"))
