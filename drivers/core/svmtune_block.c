@@ -97,7 +97,10 @@ struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
 	return xa_load(&smm->blocks, index);
 }
 
-/* Take @blk off the LRU it is on, if any. Its address space's lock held. */
+/*
+ * Take @blk off the LRU it is on, if any: its pages left that device, and
+ * those that come next start unused. Its address space's lock held.
+ */
 static void svmtune_block_lru_del(struct svmtune_block *blk)
 {
 	struct svmtune_device *dev = blk->lru_dev;
@@ -106,6 +109,7 @@ static void svmtune_block_lru_del(struct svmtune_block *blk)
 		return;
 	spin_lock(&dev->lru_lock);
 	list_del_init(&blk->lru);
+	WRITE_ONCE(blk->used, false);
 	spin_unlock(&dev->lru_lock);
 	blk->lru_dev = NULL;
 }
@@ -152,6 +156,20 @@ void svmtune_blocks_leave_lru(struct svmtune_mm *smm)
 		svmtune_block_lru_del(blk);
 }
 
+/* LRU entries a victim search looks at for a block the device never used. */
+#define SVMTUNE_EVICT_SCAN	64
+
+/*
+ * Whether @blk, on a device's LRU (its lru_lock held), may be given up for
+ * the fault of @mm whose window is [@start, @end).
+ */
+static bool svmtune_evict_ok(struct svmtune_block *blk, struct mm_struct *mm,
+			     unsigned long start, unsigned long end)
+{
+	return !(blk->smm->mm == mm && blk->base < end &&
+		 start < blk->base + SVMTUNE_BLOCK_SIZE);
+}
+
 /**
  * svmtune_evict_victim() - the block a full device should give up first
  * @dev: the device
@@ -160,11 +178,15 @@ void svmtune_blocks_leave_lru(struct svmtune_mm *smm)
  * @end: its end
  * @victim: filled in when a block is found
  *
- * The least recently migrated-to or used block with pages on @dev whose
- * address space still has users, other than one overlapping [@start,
- * @end) of @mm. It goes to the tail of the LRU, so that concurrent
- * evictions pick different blocks; its pages leave the LRU when the
- * backend reports them gone. Never sleeps.
+ * A block with pages on @dev whose address space still has users, other
+ * than one overlapping [@start, @end) of @mm: for a device that reports
+ * use, the least recent of those it never used since they arrived (an
+ * explicit prefetch nobody read yet), among the first
+ * %SVMTUNE_EVICT_SCAN of its LRU, as NVIDIA UVM evicts unused chunks
+ * first; otherwise the least recently migrated-to or used. It goes to the
+ * tail of the LRU, so that concurrent evictions pick different blocks;
+ * its pages leave the LRU when the backend reports them gone. Never
+ * sleeps.
  *
  * Return: true and @victim filled (the caller evicts the pages of @dev in
  * [@victim->start, @victim->end) and mmput()s @victim->mm), or false (none,
@@ -175,29 +197,43 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 			  unsigned long start, unsigned long end,
 			  struct svmtune_evict *victim)
 {
-	struct svmtune_block *blk;
-	bool found = false;
+	struct svmtune_block *blk, *found = NULL;
+	unsigned int scanned = 0;
 
 	if (!READ_ONCE(svmtune_evict_when_full))
 		return false;
 	spin_lock(&dev->lru_lock);
-	list_for_each_entry(blk, &dev->lru, lru) {
-		/*
-		 * The block, its address space's state and the mm_struct
-		 * (which the state's notifier holds) live while the block is
-		 * on the LRU; the mm's users may be gone.
-		 */
-		if (blk->smm->mm == mm && blk->base < end &&
-		    start < blk->base + SVMTUNE_BLOCK_SIZE)
-			continue;
-		if (!mmget_not_zero(blk->smm->mm))
-			continue;
-		victim->mm = blk->smm->mm;
-		victim->start = blk->base;
-		victim->end = blk->base + SVMTUNE_BLOCK_SIZE;
-		list_move_tail(&blk->lru, &dev->lru);
-		found = true;
-		break;
+	/*
+	 * The blocks, their address spaces' states and the mm_structs (which
+	 * the states' notifiers hold) live while the blocks are on the LRU;
+	 * the mms' users may be gone.
+	 */
+	if (dev->reports_use) {
+		list_for_each_entry(blk, &dev->lru, lru) {
+			if (++scanned > SVMTUNE_EVICT_SCAN)
+				break;
+			if (!READ_ONCE(blk->used) &&
+			    svmtune_evict_ok(blk, mm, start, end) &&
+			    mmget_not_zero(blk->smm->mm)) {
+				found = blk;
+				break;
+			}
+		}
+	}
+	if (!found) {
+		list_for_each_entry(blk, &dev->lru, lru) {
+			if (svmtune_evict_ok(blk, mm, start, end) &&
+			    mmget_not_zero(blk->smm->mm)) {
+				found = blk;
+				break;
+			}
+		}
+	}
+	if (found) {
+		victim->mm = found->smm->mm;
+		victim->start = found->base;
+		victim->end = found->base + SVMTUNE_BLOCK_SIZE;
+		list_move_tail(&found->lru, &dev->lru);
 	}
 	spin_unlock(&dev->lru_lock);
 	return found;

@@ -170,6 +170,8 @@ struct svmtune_block_thrash {
  * @loc: the device holding the @resident pages; %SVMTUNE_LOC_UNSET when
  *	none is, or when pages are on two devices (then density counts
  *	nothing for either until they leave)
+ * @used: the device used a page of the block since its pages arrived (for
+ *	backends that report use); unused blocks are evicted first
  * @lru: on @lru_dev's LRU while pages are resident on that one device
  *	(under @lru_dev->lru_lock, taken inside the svmtune_mm.lock)
  * @lru_dev: the device whose LRU holds it, or NULL
@@ -185,6 +187,7 @@ struct svmtune_block {
 	struct svmtune_adaptive ad;
 	struct svmtune_block_thrash th;
 	u32 loc;
+	bool used;
 	struct list_head lru;
 	struct svmtune_device *lru_dev;
 	struct svmtune_mm *smm;

@@ -1012,8 +1012,11 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 	idx = (addr & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
 	spin_lock(&smm->lock);
 	blk = svmtune_block_find(smm, addr);
-	if (blk && blk->lru_dev == dev)
+	if (blk && blk->lru_dev == dev) {
+		/* Read by LRU walkers under the device's lru_lock only. */
+		WRITE_ONCE(blk->used, true);
 		svmtune_block_lru_update(blk, dev);
+	}
 	if (blk && test_and_clear_bit(idx, blk->prefetched)) {
 		range = svmtune_range_find(smm, addr);
 		svmtune_count(dev, smm->counters, range ? range->counters : NULL,

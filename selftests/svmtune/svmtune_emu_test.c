@@ -89,6 +89,19 @@ static int range_stats_all(int fd, void *addr, struct svmtune_counters *c,
 	return 0;
 }
 
+/* The caller's process counters of struct svmtune_mitigations. */
+static int process_mitigations(int fd, struct svmtune_mitigations *m)
+{
+	struct svmtune_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.scope = SVMTUNE_STATS_PROCESS;
+	if (ioctl(fd, SVMTUNE_IOC_GET_STATS, &st))
+		return -errno;
+	*m = st.mitigations;
+	return 0;
+}
+
 static int range_stats(int fd, void *addr, struct svmtune_counters *c)
 {
 	return range_stats_all(fd, addr, c, NULL);
@@ -705,6 +718,79 @@ TEST_F(emu, oversubscribed_loop_evicts_lru_blocks_and_keeps_data)
 	munmap(big, size);
 	free(ref);
 	free(got);
+}
+
+/*
+ * Unused blocks go first, as UVM evicts them: the GPU reads buffer T (its
+ * blocks the least recent on the LRU), then buffer U is migrated
+ * explicitly and nobody reads it; device memory is full. A read of a
+ * third buffer N evicts U's blocks, not T's older ones; the engine counts
+ * the pages (evicted_pages) and every byte survives.
+ */
+TEST_F(emu, eviction_takes_unused_blocks_first)
+{
+	const unsigned long usize = 16 * MIB, nsize = 8 * MIB;
+	struct svmtune_emu_access out;
+	struct svmtune_mitigations m0, m1;
+	struct svmtune_counters c;
+	unsigned long tsize;
+	char *t, *u, *n, *got;
+	uint32_t *snap;
+	uint64_t moved = 0;
+	__u64 free_bytes;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("evict_when_full", "1"));
+	free_bytes = svmtune_device_free_bytes(self->ctl, self->dev_id);
+	ASSERT_GE(free_bytes, usize + 2 * MIB);
+	tsize = (free_bytes - usize) & ~(2 * MIB - 1);
+	t = map_aligned(tsize);
+	u = map_aligned(usize);
+	n = map_aligned(nsize);
+	got = malloc(tsize);
+	snap = calloc(tsize / PAGE, sizeof(*snap));
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, u);
+	ASSERT_NE(NULL, n);
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, snap);
+	fill_pattern(t, tsize, 31);
+	fill_pattern(u, usize, 32);
+	fill_pattern(n, nsize, 33);
+
+	ASSERT_EQ(0,
+		  gpu_access(self->fd, t, tsize, got, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.evicted);
+	ASSERT_EQ(0, emu_migrate(self->fd, u, usize, SVMTUNE_EMU_TO_DEVICE,
+				 &moved));
+	EXPECT_EQ(usize / PAGE, moved);
+	ASSERT_EQ(0, process_mitigations(self->ctl, &m0));
+
+	ASSERT_EQ(0,
+		  gpu_access(self->fd, n, nsize, got, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(nsize / PAGE, out.migrated);
+	EXPECT_EQ(nsize / PAGE, out.evicted);
+	ASSERT_EQ(0, process_mitigations(self->ctl, &m1));
+	EXPECT_EQ(nsize / PAGE, m1.evicted_pages - m0.evicted_pages);
+	/* T, older on the LRU but used, stays; half of U went. */
+	ASSERT_EQ(0, emu_snapshot(self->fd, t, tsize, snap));
+	EXPECT_EQ(tsize / PAGE,
+		  count_pages(snap, tsize / PAGE, SVMTUNE_EMU_PAGE_DEVICE,
+			      SVMTUNE_EMU_PAGE_DEVICE));
+	ASSERT_EQ(0, emu_snapshot(self->fd, u, usize, snap));
+	EXPECT_EQ((usize - nsize) / PAGE,
+		  count_pages(snap, usize / PAGE, SVMTUNE_EMU_PAGE_DEVICE,
+			      SVMTUNE_EMU_PAGE_DEVICE));
+	ASSERT_EQ(0, range_stats(self->ctl, n, &c));
+	EXPECT_EQ(0, c.remote_pages);
+	fill_pattern(got, usize, 32);
+	EXPECT_EQ(0, memcmp(u, got, usize));
+	fill_pattern(got, tsize, 31);
+	EXPECT_EQ(0, memcmp(t, got, tsize));
+	munmap(t, tsize);
+	munmap(u, usize);
+	munmap(n, nsize);
+	free(got);
+	free(snap);
 }
 
 /*
