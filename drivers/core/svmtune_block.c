@@ -334,7 +334,7 @@ unsigned long svmtune_block_count(void)
 /*
  * Pin expiry. A chunk pinned by thrashing (svmtune_thrash_fault()) stays in
  * system memory, mapped remotely by the devices that fault on it, until
- * its block's pin_until_ns; its block carries %SVMTUNE_BLOCK_PINNED in the
+ * its own pin_until_ms; its block carries %SVMTUNE_BLOCK_PINNED in the
  * address space's xarray. One delayed work, due at the earliest expiry,
  * unpins what expired and asks the backends to tear the remote mappings
  * down (struct svmtune_device_ops.unmap_remote), so the device's next
@@ -354,6 +354,7 @@ static bool svmtune_unpin_stopped;
 struct svmtune_unpin_pass {
 	struct svmtune_mm_walk walk;
 	u64 now;
+	u32 now_ms;
 	u64 next;
 	unsigned int n;
 	bool more;
@@ -398,37 +399,60 @@ static void svmtune_unpin_collect(struct svmtune_mm *smm,
 
 	xa_for_each_marked(&smm->blocks, index, blk, SVMTUNE_BLOCK_PINNED) {
 		struct svmtune_block_thrash *th = &blk->th;
-		struct svmtune_range *range;
-		unsigned long start, end;
-		unsigned int chunks;
+		u32 live = svmtune_pins_live(th, pass->now_ms);
+		u32 expired = th->pinned & ~live, runs, m, c;
+		bool got_mm, ref_used = false;
 
-		if (th->pin_until_ns > pass->now) {
-			pass->next = min(pass->next, th->pin_until_ns);
-			continue;
+		/* When the work is next due: the earliest live pin's end. */
+		for (m = live; m; m &= m - 1) {
+			c = __ffs(m);
+			pass->next = min(pass->next, pass->now +
+					 (u64)(s32)(th->pin_until_ms[c] - pass->now_ms) *
+					 NSEC_PER_MSEC);
 		}
-		if (pass->n == SVMTUNE_UNPIN_BATCH) {
+		if (!expired)
+			continue;
+		/* Runs of expired chunks: each is one unmap call. */
+		runs = hweight32(expired & ~(expired << 1));
+		if (pass->n + runs > SVMTUNE_UNPIN_BATCH) {
 			pass->more = true;
 			return;
 		}
-		start = blk->base + ((unsigned long)__ffs(th->pinned) << SVMTUNE_THRASH_CHUNK_SHIFT);
-		end = blk->base + ((unsigned long)(__fls(th->pinned) + 1) << SVMTUNE_THRASH_CHUNK_SHIFT);
-		chunks = hweight32(th->pinned);
-		smm->counters[SVMTUNE_CNT_UNPINS] += chunks;
-		range = svmtune_range_find(smm, start);
-		if (range)
-			range->counters[SVMTUNE_CNT_UNPINS] += chunks;
-		trace_svmtune_thrashing(NULL, start, end, start,
-					SVMTUNE_THRASH_TRACE_UNPINNED);
-		if (mmget_not_zero(smm->mm)) {
+		got_mm = mmget_not_zero(smm->mm);
+		while (expired) {
+			unsigned int first = __ffs(expired), last = first;
+			unsigned long start, end;
+			struct svmtune_range *range;
+
+			while (last + 1 < SVMTUNE_THRASH_CHUNKS &&
+			       (expired & BIT(last + 1)))
+				last++;
+			expired &= ~GENMASK(last, first);
+			start = blk->base + ((unsigned long)first << SVMTUNE_THRASH_CHUNK_SHIFT);
+			end = blk->base + ((unsigned long)(last + 1) << SVMTUNE_THRASH_CHUNK_SHIFT);
+			trace_svmtune_thrashing(NULL, start, end, start,
+						SVMTUNE_THRASH_TRACE_UNPINNED);
+			/* No users left: no mapping to tear down, no count. */
+			if (!got_mm)
+				continue;
+			smm->counters[SVMTUNE_CNT_UNPINS] += last + 1 - first;
+			range = svmtune_range_find(smm, start);
+			if (range)
+				range->counters[SVMTUNE_CNT_UNPINS] += last + 1 - first;
+			/* One reference on the users per item. */
+			if (ref_used)
+				mmget(smm->mm);
+			ref_used = true;
 			pass->item[pass->n].mm = smm->mm;
 			pass->item[pass->n].start = start;
 			pass->item[pass->n].end = end;
 			pass->item[pass->n].dev = th->pin_dev;
-			pass->item[pass->n].chunks = chunks;
+			pass->item[pass->n].chunks = last + 1 - first;
 			pass->n++;
 		}
-		th->pinned = 0;
-		xa_clear_mark(&smm->blocks, index, SVMTUNE_BLOCK_PINNED);
+		th->pinned = live;
+		if (!live)
+			xa_clear_mark(&smm->blocks, index, SVMTUNE_BLOCK_PINNED);
 	}
 }
 
@@ -450,6 +474,7 @@ static void svmtune_unpin_fn(struct work_struct *work)
 	pass->walk.visit = svmtune_unpin_collect;
 	do {
 		pass->now = ktime_get_ns();
+		pass->now_ms = svmtune_ms(pass->now);
 		pass->next = U64_MAX;
 		pass->n = 0;
 		pass->more = false;
@@ -460,7 +485,8 @@ static void svmtune_unpin_fn(struct work_struct *work)
 						     pass->item[i].end,
 						     pass->item[i].dev,
 						     pass->item[i].chunks);
-			mmput(pass->item[i].mm);
+			/* The last user gone: exit_mmap() not on this worker. */
+			mmput_async(pass->item[i].mm);
 		}
 		cond_resched();
 	} while (pass->more);

@@ -7,10 +7,12 @@
 
 #include <linux/bitmap.h>
 #include <linux/hashtable.h>
+#include <linux/math64.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/stringify.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <linux/svmtune.h>
@@ -132,14 +134,15 @@ struct svmtune_mm {
  * @event_ns: time of the last reversal; a quiet second resets @events
  *	and @throttles (the epoch)
  * @throttle_until_ns: end of the throttle period of the @throttled chunks
- * @pin_until_ns: end of the pin of the @pinned chunks
  * @throttled: chunks whose faults are delayed until @throttle_until_ns
  * @pinned: chunks that stay in system memory, mapped remotely by devices,
- *	until @pin_until_ns; the block is marked %SVMTUNE_BLOCK_PINNED in
- *	its address space's xarray while any is
+ *	each until its @pin_until_ms; the block is marked
+ *	%SVMTUNE_BLOCK_PINNED in its address space's xarray while any is
  * @pin_dev: the device whose fault pinned them (for its unpin counter)
  * @events: reversals per chunk since the last detection or quiet epoch
  * @throttles: throttle periods per chunk in this epoch
+ * @pin_until_ms: per chunk, when its pin ends: svmtune_now_ms() time
+ *	(milliseconds, 32 bits: compared as a signed difference)
  */
 struct svmtune_block_thrash {
 	DECLARE_BITMAP(to_dev, SVMTUNE_BLOCK_PAGES);
@@ -148,13 +151,35 @@ struct svmtune_block_thrash {
 	u64 sys_ns;
 	u64 event_ns;
 	u64 throttle_until_ns;
-	u64 pin_until_ns;
 	u32 throttled;
 	u32 pinned;
 	u32 pin_dev;
 	u8 events[SVMTUNE_THRASH_CHUNKS];
 	u8 throttles[SVMTUNE_THRASH_CHUNKS];
+	u32 pin_until_ms[SVMTUNE_THRASH_CHUNKS];
 };
+
+/* ktime_get_ns() in milliseconds, truncated: pin deadlines. */
+static inline u32 svmtune_ms(u64 ns)
+{
+	return (u32)div_u64(ns, NSEC_PER_MSEC);
+}
+
+/* The chunks of @th pinned still at @now_ms. */
+static inline u32 svmtune_pins_live(const struct svmtune_block_thrash *th,
+				    u32 now_ms)
+{
+	u32 live = 0, m = th->pinned;
+
+	while (m) {
+		unsigned int c = __ffs(m);
+
+		m &= m - 1;
+		if ((s32)(th->pin_until_ms[c] - now_ms) > 0)
+			live |= BIT(c);
+	}
+	return live;
+}
 
 /**
  * struct svmtune_block - what the engine knows of one aligned 2 MiB block
@@ -178,7 +203,7 @@ struct svmtune_block_thrash {
  * @smm: the address space it belongs to
  * @base: its first address
  *
- * Protected by the owning svmtune_mm's lock. About 0.9 byte per 4 KiB page
+ * Protected by the owning svmtune_mm's lock. About 1.1 byte per 4 KiB page
  * of the block (checked at build time to stay under 2).
  */
 struct svmtune_block {

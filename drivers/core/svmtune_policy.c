@@ -358,7 +358,7 @@ static bool svmtune_thrash_fault(struct svmtune_device *dev,
 	unsigned int chunk = page >> (SVMTUNE_THRASH_CHUNK_SHIFT - PAGE_SHIFT);
 	u64 *range_counters = range ? range->counters : NULL;
 	struct svmtune_block_thrash *th = &blk->th;
-	u32 bit = BIT(chunk);
+	u32 bit = BIT(chunk), now_ms = svmtune_ms(now);
 	unsigned long cstart;
 	bool reversal, pin;
 	unsigned int what;
@@ -387,8 +387,10 @@ static bool svmtune_thrash_fault(struct svmtune_device *dev,
 	th->events[chunk] = 0;
 	svmtune_count(dev, smm->counters, range_counters,
 		      SVMTUNE_CNT_THRASHING_DETECTED, 1);
+	/* A device that cannot make a fault wait skips the throttle stage. */
 	pin = mode == SVMTUNE_THRASHING_REMOTE &&
-	      th->throttles[chunk] >= READ_ONCE(svmtune_thrashing_pin_threshold);
+	      (th->throttles[chunk] >= READ_ONCE(svmtune_thrashing_pin_threshold) ||
+	       !dev->throttles);
 	what = SVMTUNE_THRASH_TRACE_DETECTED;
 	if (pin) {
 		what = SVMTUNE_THRASH_TRACE_PINNED;
@@ -396,14 +398,15 @@ static bool svmtune_thrash_fault(struct svmtune_device *dev,
 			xa_set_mark(&smm->blocks, blk->base >> SVMTUNE_BLOCK_SHIFT,
 				    SVMTUNE_BLOCK_PINNED);
 		th->pinned |= bit;
-		th->pin_until_ns = now +
-			(u64)READ_ONCE(svmtune_thrashing_pin_ms) * NSEC_PER_MSEC;
+		/* At least a full pin_ms: the deadline is in whole ms. */
+		th->pin_until_ms[chunk] = now_ms + 1 + READ_ONCE(svmtune_thrashing_pin_ms);
 		th->pin_dev = dev->id;
 		svmtune_count(dev, smm->counters, range_counters,
 			      SVMTUNE_CNT_PINS, 1);
-		svmtune_block_pin_schedule(th->pin_until_ns);
-	} else if (mode == SVMTUNE_THRASHING_REMOTE ||
-		   mode == SVMTUNE_THRASHING_THROTTLE) {
+		svmtune_block_pin_schedule(now + (u64)(th->pin_until_ms[chunk] - now_ms) *
+					   NSEC_PER_MSEC);
+	} else if (dev->throttles && (mode == SVMTUNE_THRASHING_REMOTE ||
+				      mode == SVMTUNE_THRASHING_THROTTLE)) {
 		what = SVMTUNE_THRASH_TRACE_THROTTLED;
 		th->throttled |= bit;
 		th->throttle_until_ns = now +
@@ -418,10 +421,10 @@ static bool svmtune_thrash_fault(struct svmtune_device *dev,
 				cstart + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT),
 				addr, what);
 throttle:
-	if ((th->throttled & bit) && now < th->throttle_until_ns)
+	if ((th->throttled & bit) && now < th->throttle_until_ns && dev->throttles)
 		*throttle_ns = th->throttle_until_ns - now;
 out:
-	return (th->pinned & bit) && now < th->pin_until_ns;
+	return svmtune_pins_live(th, now_ms) & bit;
 }
 
 /*
@@ -459,11 +462,11 @@ static void svmtune_thrash_clip(const struct svmtune_block *blk,
 				unsigned long addr, struct svmtune_decision *d)
 {
 	unsigned int chunk = (addr - blk->base) >> SVMTUNE_THRASH_CHUNK_SHIFT;
-	u32 below = blk->th.pinned & (BIT(chunk) - 1);
-	u32 above = blk->th.pinned & ~(BIT(chunk + 1) - 1);
+	u32 live = svmtune_pins_live(&blk->th, svmtune_ms(ktime_get_ns()));
+	u32 below = live & (BIT(chunk) - 1);
+	u32 above = chunk < SVMTUNE_THRASH_CHUNKS - 1 ?
+		    live & GENMASK(SVMTUNE_THRASH_CHUNKS - 1, chunk + 1) : 0;
 
-	if (ktime_get_ns() >= blk->th.pin_until_ns)
-		return;
 	if (below)
 		d->start = max(d->start, blk->base +
 			       ((unsigned long)(__fls(below) + 1) << SVMTUNE_THRASH_CHUNK_SHIFT));
@@ -474,10 +477,22 @@ static void svmtune_thrash_clip(const struct svmtune_block *blk,
 	d->fault_end = min(d->fault_end, d->end);
 }
 
-/* Whether a block has a chunk thrashing now: no prefetch into it. */
+/*
+ * Whether a block has a chunk thrashing now (a reversal in this epoch, a
+ * throttle or a pin running): no prefetch into it. By the clock, since
+ * the state is aged only by faults that track thrashing.
+ */
 static bool svmtune_block_thrashing(const struct svmtune_block *blk)
 {
-	return blk->th.event_ns || blk->th.throttled || blk->th.pinned;
+	const struct svmtune_block_thrash *th = &blk->th;
+	u64 now;
+
+	if (!th->event_ns && !th->throttled && !th->pinned)
+		return false;
+	now = ktime_get_ns();
+	return (th->event_ns && now - th->event_ns <= SVMTUNE_THRASH_QUIET_NS) ||
+	       (th->throttled && now < th->throttle_until_ns) ||
+	       svmtune_pins_live(th, svmtune_ms(now));
 }
 
 /* Set bits of @map in [@first, @first + @n). */
@@ -626,7 +641,8 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	shift = eff.granularity;
 	if (shift == SVMTUNE_GRANULARITY_UNSET) {
 		if (READ_ONCE(svmtune_adaptive) && blk && !fault->fixed) {
-			if (!cpu || !blk->ad.shift)
+			/* A throttled fault asking again is not a new one. */
+			if ((!cpu && !fault->retried) || !blk->ad.shift)
 				svmtune_adaptive_fault(smm, range, blk, addr);
 			shift = blk->ad.shift;
 		} else {
@@ -686,12 +702,12 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 			svmtune_prefetch(blk, dev, addr, lo, hi, decision);
 		if (blk && !fault->fixed && READ_ONCE(svmtune_fragment_auto))
 			svmtune_fragment_widen(blk, dev, addr, lo, hi, decision);
-		if (blk && blk->th.pinned)
+		if (blk && !fault->fixed && blk->th.pinned)
 			svmtune_thrash_clip(blk, addr, decision);
 	}
 
 	trace_svmtune_decide(dev, fault, decision, pinned);
-	if (blk && blk->ad.shift && !cpu && !fault->fixed) {
+	if (blk && blk->ad.shift && !cpu && !fault->fixed && !fault->retried) {
 		blk->ad.next = decision->end;
 		blk->ad.last_window = (decision->end - decision->start) >> PAGE_SHIFT;
 	}

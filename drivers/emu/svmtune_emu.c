@@ -188,6 +188,8 @@ struct svmtune_emu_tlb_entry {
  * @tlb_entries: how many
  * @tlb_clock: LRU clock
  * @node: on @edev's context list
+ * @unpin_seq: moves (under @lock) at each svmtune_emu_unmap_remote(): a
+ *	fault that decided to map remotely before it moved decides again
  */
 struct svmtune_emu_ctx {
 	struct svmtune_emu_device *edev;
@@ -200,6 +202,7 @@ struct svmtune_emu_ctx {
 	unsigned int tlb_entries;
 	u64 tlb_clock;
 	struct list_head node;
+	unsigned long unpin_seq;
 };
 
 /**
@@ -764,6 +767,14 @@ static vm_fault_t svmtune_emu_peer_fault(struct svmtune_emu_device *edev,
 	return 0;
 }
 
+/* Wait @ns for a throttle; a fatal signal cuts it short. */
+static void svmtune_emu_throttle(u64 ns)
+{
+	unsigned long us = div_u64(ns, NSEC_PER_USEC) + 1;
+
+	usleep_range_state(us, us + us / 8 + 1, TASK_KILLABLE);
+}
+
 static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 {
 	struct svmtune_emu_device *edev = svmtune_emu_page_device(vmf->page);
@@ -775,6 +786,7 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 		.lo = vma->vm_start,
 		.hi = vma->vm_end,
 		.write = vmf->flags & FAULT_FLAG_WRITE,
+		.retried = vmf->flags & FAULT_FLAG_TRIED,
 	};
 	struct svmtune_result result = { 0 };
 	struct svmtune_decision d;
@@ -786,11 +798,22 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 	svmtune_decide(&edev->core, vma->vm_mm, &fault, &d);
 	/*
 	 * Thrashing pages are throttled: the CPU waits before it takes them
-	 * back, with mmap_lock held for reading as a fault waiting on I/O
-	 * does (at most thrashing_throttle_us, capped at 100 ms).
+	 * back. Where the fault may be retried, without mmap_lock (another
+	 * thread's mmap or munmap does not wait), killably, and the retry
+	 * asks again (FAULT_FLAG_TRIED: neither counted nor throttled
+	 * again); otherwise holding it, as a fault waiting on I/O does, for
+	 * at most thrashing_throttle_us (capped at 100 ms), then serving
+	 * this decision.
 	 */
-	if (d.throttle_ns)
-		fsleep(div_u64(d.throttle_ns, NSEC_PER_USEC) + 1);
+	if (d.throttle_ns) {
+		if ((vmf->flags & FAULT_FLAG_ALLOW_RETRY) &&
+		    !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
+			mmap_read_unlock(vma->vm_mm);
+			svmtune_emu_throttle(d.throttle_ns);
+			return VM_FAULT_RETRY;
+		}
+		svmtune_emu_throttle(d.throttle_ns);
+	}
 	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
 					   vmf->address, vmf->page, &d, &waste);
 	if (moved < 0 && d.end - d.start > PAGE_SIZE) {
@@ -957,7 +980,7 @@ static void svmtune_emu_fragments(struct svmtune_emu_ctx *ctx,
 static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			    unsigned long end, unsigned long fault_addr,
 			    bool write, bool populate, unsigned int shift,
-			    u64 *retries)
+			    unsigned long unpin_seq, u64 *retries)
 {
 	unsigned long npages = (end - start) >> PAGE_SHIFT, i, remote;
 	unsigned long fault_idx = (fault_addr - start) >> PAGE_SHIFT;
@@ -1044,8 +1067,12 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			}
 		}
 		mutex_lock(&ctx->lock);
-		/* A pin over the window ended: the engine decides again. */
-		if (walk.redecide) {
+		/*
+		 * A remote mapping decided while a thrashing pin held, which
+		 * ended since (the unpin work tore the mapping down): the
+		 * engine decides again.
+		 */
+		if (!populate && (walk.redecide || ctx->unpin_seq != unpin_seq)) {
 			mutex_unlock(&ctx->lock);
 			ret = -EBUSY;
 			goto out_walk;
@@ -1239,11 +1266,14 @@ static int svmtune_emu_gpu_fault(struct svmtune_emu_ctx *ctx, unsigned long addr
 	};
 	struct svmtune_emu_peer_fault pf;
 	struct vm_area_struct *vma;
+	unsigned long unpin_seq;
 	struct svmtune_decision d;
 	bool here;
 	long ret;
 
 again:
+	/* Before the decision: a pin it sees may end before the map. */
+	unpin_seq = smp_load_acquire(&ctx->unpin_seq);
 	mmap_read_lock(ctx->mm);
 	vma = vma_lookup(ctx->mm, addr);
 	if (!vma || !(vma->vm_flags & (write ? VM_WRITE : VM_READ))) {
@@ -1260,7 +1290,7 @@ again:
 	 */
 	if (d.throttle_ns && !fault.retried) {
 		mmap_read_unlock(ctx->mm);
-		fsleep(div_u64(d.throttle_ns, NSEC_PER_USEC) + 1);
+		svmtune_emu_throttle(d.throttle_ns);
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		fault.retried = true;
@@ -1308,13 +1338,13 @@ again:
 		svmtune_emu_peer_begin(&pf, edev, addr & PAGE_MASK,
 				       (addr & PAGE_MASK) + PAGE_SIZE);
 	ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
-			      d.granularity, &tally->retries);
+			      d.granularity, unpin_seq, &tally->retries);
 	if (ret >= 0 && here && pf.bridged) {
 		ret = svmtune_emu_migrate_again(ctx, addr, &d, &result.fallback);
 		if (ret > 0)
 			result.to_device += ret;
 		ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
-				      d.granularity, &tally->retries);
+				      d.granularity, unpin_seq, &tally->retries);
 	}
 	svmtune_emu_peer_end(&pf);
 	if (ret >= 0)
@@ -1794,6 +1824,8 @@ static void svmtune_emu_unmap_remote(struct svmtune_device *dev,
 		}
 		if (flush)
 			memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
+		/* Pairs with the faults' smp_load_acquire(). */
+		smp_store_release(&ctx->unpin_seq, ctx->unpin_seq + 1);
 		mutex_unlock(&ctx->lock);
 	}
 	mutex_unlock(&edev->ctx_lock);
@@ -1936,6 +1968,7 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->core.owner = THIS_MODULE;
 	edev->core.ops = &svmtune_emu_core_ops;
 	edev->core.reports_use = true;
+	edev->core.throttles = true;
 	ret = svmtune_device_register(&edev->core);
 	if (ret)
 		goto err_memunmap;

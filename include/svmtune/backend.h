@@ -75,6 +75,10 @@ enum svmtune_counter {
  *	(it sees the device's first access to a page it migrated). Without
  *	it, density prefetch cannot tell used prefetched pages from unused
  *	ones and counts them all as on the device.
+ * @throttles: set by the backend if it honours &svmtune_decision.throttle_ns
+ *	(it can make a fault wait where it decides). Without it the engine
+ *	never throttles the device's faults: thrashing "remote" pins at the
+ *	first detection, "throttle" only detects.
  * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
  * @counters: what happened on this device, updated by the engine
  * @node: on the engine's device list
@@ -87,6 +91,7 @@ struct svmtune_device {
 	struct module *owner;
 	const struct svmtune_device_ops *ops;
 	bool reports_use;
+	bool throttles;
 	u32 id;
 	atomic64_t counters[SVMTUNE_NR_COUNTERS];
 	struct list_head node;

@@ -1327,9 +1327,10 @@ static void process_stats(int ctl, struct svmtune_counters *c,
  * of the same page, in turns, on KFD's own fault paths (its retry-fault
  * worker migrating to VRAM, its svm_migrate_to_ram() bringing the pages
  * back). The engine sees the reversals from what svmtune_kfd reports; with
- * thrashing "remote" and no throttle stage it pins the 64 KiB chunk: KFD's
- * migration is declined and the GPU reads the page in system memory, the
- * CPU's last write included.
+ * thrashing "remote" it pins the 64 KiB chunk at the first detection, as
+ * svmtune_kfd cannot make KFD's faults wait (no throttle stage, whatever
+ * thrashing_pin_threshold says): KFD's migration is declined and the GPU
+ * reads the page in system memory, the CPU's last write included.
  */
 static int thrash_test(void)
 {
@@ -1338,7 +1339,7 @@ static int thrash_test(void)
 		    svmtune_knob("thrashing", "remote") |
 		    svmtune_knob("thrashing_threshold", "3") |
 		    svmtune_knob("thrashing_lapse_us", "1000000") |
-		    svmtune_knob("thrashing_pin_threshold", "0") |
+		    svmtune_knob("thrashing_pin_threshold", "3") |
 		    svmtune_knob("thrashing_pin_ms", "60000");
 	long long attached = kfd_stat("processes_attached");
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
@@ -1355,7 +1356,7 @@ static int thrash_test(void)
 	int r = 0, round;
 
 	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0 && !knobs,
-	      "thrash: open /dev/kfd, /dev/kfdbed, /dev/svmtune; thrashing remote, pin at once");
+	      "thrash: open /dev/kfd, /dev/kfdbed, /dev/svmtune; thrashing remote, pin threshold 3");
 	if (kfd < 0 || bed < 0 || ctl < 0)
 		return 1;
 	CHECK(wait_attached(attached) > attached,
