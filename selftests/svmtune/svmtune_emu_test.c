@@ -2011,6 +2011,61 @@ TEST_F(emu, tracepoints_show_decisions_and_results)
 	free(trace);
 }
 
+/*
+ * The thrashing ladder in the trace: a detection that throttles, one that
+ * pins, and the pin's end, each naming the 64 KiB chunk.
+ */
+TEST_F(emu, tracepoints_show_the_thrashing_ladder)
+{
+	static const char *const what[] = { "throttled", "pinned", "unpinned" };
+	struct svmtune_mitigations m;
+	struct svmtune_counters c;
+	char want[128], *trace;
+	ssize_t n, len = 0;
+	unsigned int i;
+	int fd;
+
+	if (access(TRACEFS "/events/svmtune/svmtune_thrashing/enable", F_OK))
+		SKIP(return, "no tracefs at " TRACEFS " or no svmtune events");
+	trace = calloc(1, 1 << 20);
+	ASSERT_NE(NULL, trace);
+	set_thrashing(_metadata, "remote", "50");
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing_pin_threshold", "1"));
+	ASSERT_EQ(0, svmtune_write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, svmtune_write_file(
+			     TRACEFS "/events/svmtune/svmtune_thrashing/enable",
+			     "1"));
+	/* Six reversals: C2 throttles, G4 pins. */
+	ASSERT_EQ(0, ping_pong(self->fd, self->buf, self->tmp, 4));
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, range_stats_all(self->ctl, self->buf, &c, &m));
+		if (m.thrashing_unpins)
+			break;
+		usleep(20 * 1000);
+	}
+	ASSERT_EQ(0, svmtune_write_file(
+			     TRACEFS "/events/svmtune/svmtune_thrashing/enable",
+			     "0"));
+	EXPECT_EQ(1, m.thrashing_throttles);
+	EXPECT_EQ(1, m.thrashing_pins);
+	EXPECT_EQ(1, m.thrashing_unpins);
+
+	fd = open(TRACEFS "/trace", O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((n = read(fd, trace + len, (1 << 20) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
+		snprintf(want, sizeof(want), "chunk=0x%lx-0x%lx addr=0x%lx %s",
+			 (unsigned long)self->buf,
+			 (unsigned long)self->buf + 64 * 1024,
+			 (unsigned long)self->buf, what[i]);
+		EXPECT_NE(NULL, strstr(trace, want))
+		TH_LOG("no '%s' in the trace", want);
+	}
+	free(trace);
+}
+
 /* Move 16 MiB to the GPU and back, reading it through the GPU, forever. */
 static void churn(int fd)
 {

@@ -177,7 +177,9 @@ int main(void)
 					     "thrashing",
 					     "thrashing_lapse_us",
 					     "prefetch_threshold",
-					     "thrashing_pin_threshold" };
+					     "thrashing_pin_threshold",
+					     "thrashing_pin_ms",
+					     "thrashing_throttle_us" };
 	char saved[ARRAY_SIZE(knobs)][32];
 	struct result res[NPOLICIES];
 	unsigned int w, p, k;
@@ -196,8 +198,16 @@ int main(void)
 			return 1;
 		}
 	}
-	/* Reversals in this emulated machine take milliseconds. */
-	svmtune_tool_write_knob("thrashing_lapse_us", "100000");
+	/*
+	 * This emulated machine (TCG, a debug kernel) runs a GPU fault in
+	 * tens of milliseconds where an MI300X takes tens of microseconds:
+	 * the thrashing clocks are stretched alike, or a pin would end
+	 * before the page comes round again (pingpong visits each page
+	 * every 8 GPU and 8 CPU faults, about 0.6 s here).
+	 */
+	svmtune_tool_write_knob("thrashing_lapse_us", "1000000");
+	svmtune_tool_write_knob("thrashing_pin_ms", "30000");
+	svmtune_tool_write_knob("thrashing_throttle_us", "20000");
 
 	printf("svmtune_bench: 32 MiB buffer, emulated GPU, best of %d runs\n",
 	       REPEAT);
