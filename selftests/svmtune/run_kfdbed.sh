@@ -259,6 +259,27 @@ if load_bed prefetch num_gpus=1 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5c. Bad input to the test bed itself: module parameters out of range
+#     refuse the load (EINVAL, nothing left loaded), and its ioctls refuse
+#     bad fields with their errno (kfdbed_test badinput).
+for params in "num_gpus=0" "num_gpus=5" "vram_mb=15" "vram_mb=4097" \
+	"vram_mb=17" "num_gpus=1 xgmi_hive=1,1" "num_gpus=2 xgmi_hive=5"; do
+	name=$(echo "$params" | tr ' =,' '-__')
+	err=$(insmod "$bed" $params 2>&1)
+	if [ $? -ne 0 ] && echo "$err" | grep -q "Invalid argument" &&
+		[ ! -d /sys/module/amdgpu ]; then
+		echo "svmtune-test PASS kfdbed:badparam:$name insmod refused: $err"
+	else
+		fail "badparam:$name" "insmod $params: '$err'"
+		[ -d /sys/module/amdgpu ] && rmmod amdgpu
+	fi
+done
+if load_bed badinput num_gpus=1 vram_mb=64; then
+	"$test" badinput >/tmp/kfdbed.out 2>&1
+	results badinput /tmp/kfdbed.out $?
+	unload_bed badinput
+fi
+
 # 5b'''''. Thrashing on KFD's fault paths: a GPU read / CPU write
 #          ping-pong is detected from what svmtune_kfd reports, and the
 #          pinned chunk's migration declined.

@@ -195,9 +195,12 @@ static long kfdbed_gpu_access(struct kfdbed_access_args *a)
 	void *buf;
 	long r = 0;
 
+	/* Output fields must come in zero, as svmtune's own ioctls ask. */
 	if ((a->flags & ~KFDBED_ACCESS_WRITE) || !a->size ||
 	    (a->va & ~PAGE_MASK) || (a->size & ~PAGE_MASK) ||
-	    a->va + a->size < a->va)
+	    a->va + a->size < a->va || a->va + a->size > TASK_SIZE_MAX ||
+	    a->faults || a->fault_error || a->fault_addr || a->vram_pages ||
+	    a->sys_pages || a->peer_pages)
 		return -EINVAL;
 	a->faults = 0;
 	a->fault_error = 0;

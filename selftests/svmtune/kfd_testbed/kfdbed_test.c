@@ -54,6 +54,10 @@
 
 #include "kfdbed_uapi.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define SZ_2M (2UL << 20)
 #define BUF_SIZE (4UL << 20)
 
@@ -1417,6 +1421,134 @@ static int thrash_test(void)
 	return fails != 0;
 }
 
+/*
+ * "kfdbed_test badinput": the test bed's own ioctls refuse what they do
+ * not take, each with its errno, and do nothing else.
+ */
+static int bad_input(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	struct kfdbed_access_args a;
+	uint32_t gpu, *buf;
+	char *page;
+	struct {
+		const char *what;
+		int err;
+		unsigned int field; /* which member set_bad() changes */
+	} cases[] = {
+		{ "flags other than WRITE", EINVAL, 0 },
+		{ "size zero", EINVAL, 1 },
+		{ "size not a page multiple", EINVAL, 2 },
+		{ "va not page-aligned", EINVAL, 3 },
+		{ "span wraps", EINVAL, 4 },
+		{ "span leaves user space", EINVAL, 5 },
+		{ "faults (out) nonzero", EINVAL, 6 },
+		{ "fault_error (out) nonzero", EINVAL, 7 },
+		{ "fault_addr (out) nonzero", EINVAL, 8 },
+		{ "vram_pages (out) nonzero", EINVAL, 9 },
+		{ "sys_pages (out) nonzero", EINVAL, 10 },
+		{ "peer_pages (out) nonzero", EINVAL, 11 },
+		{ "gpu_id 0", ENODEV, 12 },
+		{ "gpu_id no GPU has", ENODEV, 13 },
+		{ "ptr NULL", EFAULT, 14 },
+	};
+	unsigned int i;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0, "badinput: open /dev/kfd and /dev/kfdbed");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	buf = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	page = malloc(4096);
+	if (buf == MAP_FAILED || !page)
+		return 1;
+	buf[0] = 0x600d;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&a, 0, sizeof(a));
+		a.va = (uintptr_t)buf;
+		a.ptr = (uintptr_t)page;
+		a.size = 4096;
+		a.gpu_id = gpu;
+		switch (cases[i].field) {
+		case 0:
+			a.flags = 2;
+			break;
+		case 1:
+			a.size = 0;
+			break;
+		case 2:
+			a.size = 100;
+			break;
+		case 3:
+			a.va += 8;
+			break;
+		case 4:
+			a.va = ~0ULL & ~4095ULL;
+			a.size = 8192;
+			break;
+		case 5:
+			a.va = 1ULL << 56;
+			break;
+		case 6:
+			a.faults = 1;
+			break;
+		case 7:
+			a.fault_error = -1;
+			break;
+		case 8:
+			a.fault_addr = 1;
+			break;
+		case 9:
+			a.vram_pages = 1;
+			break;
+		case 10:
+			a.sys_pages = 1;
+			break;
+		case 11:
+			a.peer_pages = 1;
+			break;
+		case 12:
+			a.gpu_id = 0;
+			break;
+		case 13:
+			a.gpu_id = 0xffffffff;
+			break;
+		case 14:
+			a.ptr = 0;
+			break;
+		}
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_ACCESS, &a);
+		CHECK(r == -1 && errno == cases[i].err,
+		      "badinput: ACCESS with %s: %s (want %s)", cases[i].what,
+		      strerror(errno), strerror(cases[i].err));
+	}
+	errno = 0;
+	r = ioctl(bed, _IOWR('k', 0x42, struct kfdbed_access_args), &a);
+	CHECK(r == -1 && errno == ENOTTY, "badinput: an unknown command: %s",
+	      strerror(errno));
+	errno = 0;
+	r = ioctl(bed, _IOWR('k', 0x41, struct kfdbed_info_args), &a);
+	CHECK(r == -1 && errno == ENOTTY,
+	      "badinput: ACCESS's number with another size: %s",
+	      strerror(errno));
+	errno = 0;
+	r = ioctl(bed, KFDBED_IOC_INFO, NULL);
+	CHECK(r == -1 && errno == EFAULT, "badinput: INFO into NULL: %s",
+	      strerror(errno));
+	errno = 0;
+	r = ioctl(bed, KFDBED_IOC_ACCESS, NULL);
+	CHECK(r == -1 && errno == EFAULT, "badinput: ACCESS from NULL: %s",
+	      strerror(errno));
+	/* And a good access still works, data right. */
+	r = gpu_access(bed, gpu, buf, page, 4096, 0, &a);
+	CHECK(!r && *(uint32_t *)page == 0x600d,
+	      "badinput: a good GPU read after them, data right");
+	return fails != 0;
+}
+
 static int concurrent_test(void)
 {
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
@@ -1513,6 +1645,8 @@ int main(int argc, char **argv)
 		return prefetch_test();
 	if (argc > 1 && !strcmp(argv[1], "thrash"))
 		return thrash_test();
+	if (argc > 1 && !strcmp(argv[1], "badinput"))
+		return bad_input();
 	if (argc > 1 && !strcmp(argv[1], "attach"))
 		return attach_test(argc > 2 && !strcmp(argv[2], "late"));
 	if (argc > 1 && !strcmp(argv[1], "hive"))

@@ -99,6 +99,13 @@ struct kfdbed_info_args {
  * @vram_pages: out: pages the GPU found in its own VRAM
  * @sys_pages: out: pages the GPU found in system memory
  * @peer_pages: out: pages the GPU found in another GPU's VRAM (xGMI)
+ *
+ * Errors: EINVAL for flags other than KFDBED_ACCESS_WRITE, a zero or
+ * unaligned size or va, a span that wraps or leaves user space, or an
+ * output field not zero on input; ENODEV for a gpu_id no GPU has (or one
+ * the process has no KFD device data for); ESRCH for a process that has
+ * not opened /dev/kfd; EFAULT for a bad ptr or argument. Unknown
+ * commands: ENOTTY.
  */
 struct kfdbed_access_args {
 	__u64 va;
