@@ -1042,6 +1042,31 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 }
 EXPORT_SYMBOL_GPL(svmtune_note_device_use);
 
+/*
+ * Add @n1 to counter @c1 and @n2 to @c2 of @dev, of @mm's address space and
+ * of the range holding @addr (those it has). Never sleeps.
+ */
+static void svmtune_count_at(struct svmtune_device *dev, struct mm_struct *mm,
+			     unsigned long addr, enum svmtune_counter c1, u64 n1,
+			     enum svmtune_counter c2, u64 n2)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range;
+	u64 *rc;
+
+	if (!smm) {
+		svmtune_count(dev, NULL, NULL, c1, n1);
+		svmtune_count(dev, NULL, NULL, c2, n2);
+		return;
+	}
+	spin_lock(&smm->lock);
+	range = svmtune_range_find(smm, addr);
+	rc = range ? range->counters : NULL;
+	svmtune_count(dev, smm->counters, rc, c1, n1);
+	svmtune_count(dev, smm->counters, rc, c2, n2);
+	spin_unlock(&smm->lock);
+}
+
 /**
  * svmtune_account_tlb() - record device TLB lookups
  * @dev: the device
@@ -1055,21 +1080,8 @@ EXPORT_SYMBOL_GPL(svmtune_note_device_use);
 void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
 			 unsigned long addr, u64 hits, u64 misses)
 {
-	struct svmtune_mm *smm = svmtune_mm_find(mm);
-	struct svmtune_range *range;
-
-	if (!smm) {
-		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_HITS, hits);
-		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_MISSES, misses);
-		return;
-	}
-	spin_lock(&smm->lock);
-	range = svmtune_range_find(smm, addr);
-	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
-		      SVMTUNE_CNT_TLB_HITS, hits);
-	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
-		      SVMTUNE_CNT_TLB_MISSES, misses);
-	spin_unlock(&smm->lock);
+	svmtune_count_at(dev, mm, addr, SVMTUNE_CNT_TLB_HITS, hits,
+			 SVMTUNE_CNT_TLB_MISSES, misses);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_tlb);
 
@@ -1085,17 +1097,7 @@ EXPORT_SYMBOL_GPL(svmtune_account_tlb);
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
 			     unsigned long addr, unsigned long npages)
 {
-	struct svmtune_mm *smm = svmtune_mm_find(mm);
-	struct svmtune_range *range;
-
-	if (!smm) {
-		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_EVICTED_PAGES, npages);
-		return;
-	}
-	spin_lock(&smm->lock);
-	range = svmtune_range_find(smm, addr);
-	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
-		      SVMTUNE_CNT_EVICTED_PAGES, npages);
-	spin_unlock(&smm->lock);
+	svmtune_count_at(dev, mm, addr, SVMTUNE_CNT_EVICTED_PAGES, npages,
+			 SVMTUNE_CNT_EVICTED_PAGES, 0);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_evicted);
