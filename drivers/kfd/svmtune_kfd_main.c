@@ -14,6 +14,7 @@
  * See Documentation/design.rst.
  */
 #include <linux/capability.h>
+#include <linux/ctype.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -56,6 +57,46 @@ static unsigned long svmtune_kfd_attach_count;
 
 static const struct svmtune_device_ops svmtune_kfd_device_ops;
 
+/*
+ * The srcversion of the out-of-tree amdgpu svmtune_kfd may attach to:
+ * modpost's digest of that amdgpu's sources, uppercase hex. Given by
+ * whoever built that amdgpu from the KFD sources svmtune_kfd was built
+ * against; empty (the default) attaches to the in-tree amdgpu only.
+ */
+#define SVMTUNE_KFD_SRCVERSION_MAX 32
+static char svmtune_kfd_amdgpu_srcversion[SVMTUNE_KFD_SRCVERSION_MAX + 1];
+
+static int svmtune_kfd_srcversion_set(const char *val,
+				      const struct kernel_param *kp)
+{
+	size_t len = strcspn(val, "\n");
+	size_t i;
+
+	/* Only a trailing newline may follow; the value is set at load only. */
+	if (len > SVMTUNE_KFD_SRCVERSION_MAX || (val[len] && val[len + 1]))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isdigit(val[i]) && !(val[i] >= 'A' && val[i] <= 'F'))
+			return -EINVAL;
+	memcpy(svmtune_kfd_amdgpu_srcversion, val, len);
+	svmtune_kfd_amdgpu_srcversion[len] = '\0';
+	return 0;
+}
+
+static int svmtune_kfd_srcversion_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", svmtune_kfd_amdgpu_srcversion);
+}
+
+static const struct kernel_param_ops svmtune_kfd_srcversion_ops = {
+	.set = svmtune_kfd_srcversion_set,
+	.get = svmtune_kfd_srcversion_get,
+};
+module_param_cb(amdgpu_srcversion, &svmtune_kfd_srcversion_ops, NULL, 0444);
+MODULE_PARM_DESC(
+	amdgpu_srcversion,
+	"srcversion (modinfo -F srcversion) of an out-of-tree amdgpu built from the KFD sources svmtune_kfd was built against; empty: the in-tree amdgpu only");
+
 static struct svmtune_device svmtune_kfd_device = {
 	.name = "amdgpu-kfd",
 	.owner = THIS_MODULE,
@@ -73,6 +114,55 @@ static bool svmtune_kfd_is_amdgpu(struct module *mod)
 	return !strcmp(mod->name, "amdgpu");
 }
 
+/*
+ * Whether @amdgpu is built from the KFD sources svmtune_kfd was: the
+ * hooks read struct svm_range, struct kfd_process and the hooked
+ * functions' arguments with the layout of those sources, and a different
+ * amdgpu of the same name (ROCm's amdgpu-dkms, most MI200/MI300 sites)
+ * would have them read at the wrong offsets. amdgpu carries no layout
+ * description svmtune_kfd can read (no BTF without
+ * CONFIG_DEBUG_INFO_BTF_MODULES and a module BTF reader, which the kernel
+ * does not export), so the build's identity stands for the layout:
+ *  - an in-tree amdgpu (not tainted out-of-tree) is this kernel's own
+ *    build (the kernel enforces svmtune_kfd's vermagic, and Kbuild checked
+ *    that the KFD sources are this kernel version's tree);
+ *  - an out-of-tree amdgpu must carry a srcversion, and it must be the one
+ *    the amdgpu_srcversion parameter names.
+ */
+static bool svmtune_kfd_same_build(struct module *amdgpu, char *why, size_t len)
+{
+	bool out_of_tree = test_bit(TAINT_OOT_MODULE, &amdgpu->taints);
+
+	if (!out_of_tree) {
+		if (SVMTUNE_KFD_SRC_IN_TREE)
+			return true;
+		snprintf(
+			why, len,
+			"amdgpu is the kernel's own, but svmtune_kfd was built against out-of-tree KFD sources: rebuild it against this kernel's sources");
+		return false;
+	}
+	if (!svmtune_kfd_amdgpu_srcversion[0]) {
+		snprintf(
+			why, len,
+			"amdgpu is out of tree (amdgpu-dkms?): its KFD structures cannot be checked against the sources svmtune_kfd was built against; if it was built from them, load svmtune_kfd with amdgpu_srcversion=<modinfo -F srcversion amdgpu>");
+		return false;
+	}
+	if (!amdgpu->srcversion) {
+		snprintf(
+			why, len,
+			"the out-of-tree amdgpu has no srcversion to check (built without MODULE_VERSION or CONFIG_MODULE_SRCVERSION_ALL)");
+		return false;
+	}
+	if (strcmp(amdgpu->srcversion, svmtune_kfd_amdgpu_srcversion)) {
+		snprintf(
+			why, len,
+			"the out-of-tree amdgpu's srcversion %s is not %s, the one svmtune_kfd was told it was built for: another build of amdgpu, whose KFD structures may differ",
+			amdgpu->srcversion, svmtune_kfd_amdgpu_srcversion);
+		return false;
+	}
+	return true;
+}
+
 /* Attach to @amdgpu, which is LIVE and referenced by the caller. */
 static void svmtune_kfd_attach(struct module *amdgpu)
 {
@@ -84,6 +174,8 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
 		return;
 
+	if (!svmtune_kfd_same_build(amdgpu, why, sizeof(why)))
+		goto refused;
 	ret = svmtune_kfd_kfd_version(amdgpu, &major, &minor, why, sizeof(why));
 	if (ret)
 		goto refused;
@@ -115,7 +207,8 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 	svmtune_kfd_minor = minor;
 	svmtune_kfd_attach_count++;
 	svmtune_kfd_set_state(SVMTUNE_KFD_ATTACHED, "");
-	pr_info("attached to amdgpu (KFD %u.%u) as svmtune device %u\n",
+	pr_info("attached to %s amdgpu (KFD %u.%u) as svmtune device %u\n",
+		test_bit(TAINT_OOT_MODULE, &amdgpu->taints) ? "the out-of-tree" : "the in-tree",
 		major, minor, svmtune_kfd_device.id);
 	return;
 
@@ -225,9 +318,10 @@ static struct kobj_attribute reason_attr = __ATTR_RO(reason);
 static ssize_t build_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "kernel %s kfd %u.%u window %s default_granularity %s\n",
-			  SVMTUNE_KFD_SRC_RELEASE, KFD_IOCTL_MAJOR_VERSION,
-			  KFD_IOCTL_MINOR_VERSION,
+	return sysfs_emit(buf, "kernel %s sources %s kfd %u.%u window %s default_granularity %s\n",
+			  SVMTUNE_KFD_SRC_RELEASE,
+			  SVMTUNE_KFD_SRC_IN_TREE ? "in-tree" : "out-of-tree",
+			  KFD_IOCTL_MAJOR_VERSION, KFD_IOCTL_MINOR_VERSION,
 			  SVMTUNE_KFD_HAS_WINDOW ? "yes" : "no",
 			  SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY ? "yes" : "no");
 }

@@ -68,6 +68,48 @@ if ! modprobe ttm || ! modprobe drm_exec; then
 	exit 1
 fi
 
+# The test bed is an out-of-tree amdgpu built from this kernel's KFD
+# sources, as svmtune_kfd is. svmtune_kfd attaches to an out-of-tree
+# amdgpu only when told its srcversion: tell it, as an operator would.
+srcversion=$(modinfo -F srcversion "$bed")
+if [ -z "$srcversion" ]; then
+	fail load:srcversion "the test bed has no srcversion"
+	exit 1
+fi
+mkdir -p /etc/modprobe.d
+echo "options svmtune_kfd amdgpu_srcversion=$srcversion" >/etc/modprobe.d/svmtune_kfd.conf
+
+# 0. svmtune_kfd's build check on a real out-of-tree amdgpu: not told its
+#    srcversion, it refuses the test bed, hooks nothing and says why;
+#    told it (the modprobe.d line), it attaches.
+if load_bed identity num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd amdgpu_srcversion=; then
+		state=$(cat /sys/kernel/svmtune/kfd/state)
+		reason=$(cat /sys/kernel/svmtune/kfd/reason)
+		if [ "$state" = refused ] && echo "$reason" | grep -q 'amdgpu is out of tree' &&
+		   ! grep -q ' on ' /sys/kernel/svmtune/kfd/hooks; then
+			echo "svmtune-test PASS kfdbed:identity:01 not told its srcversion, svmtune_kfd refuses the out-of-tree test bed: $reason"
+		else
+			fail identity:01 "state '$state', reason '$reason'"
+		fi
+		rmmod svmtune_kfd
+	else
+		fail identity:01 "modprobe svmtune_kfd amdgpu_srcversion= failed"
+	fi
+	if modprobe svmtune_kfd; then
+		state=$(cat /sys/kernel/svmtune/kfd/state)
+		if [ "$state" = attached ] && dmesg | grep -q 'svmtune_kfd: attached to the out-of-tree amdgpu'; then
+			echo "svmtune-test PASS kfdbed:identity:02 told its srcversion $srcversion, svmtune_kfd attaches"
+		else
+			fail identity:02 "state '$state': $(cat /sys/kernel/svmtune/kfd/reason)"
+		fi
+	else
+		fail identity:02 "modprobe svmtune_kfd failed"
+	fi
+	unload_svmtune
+	unload_bed identity
+fi
+
 # 1. Two GPUs, XNACK on: attributes, prefetch, CPU faults, GPU retry
 #    faults both ways, a GPU reading the other's VRAM, process exit.
 if load_bed xnack num_gpus=2 vram_mb=64; then

@@ -240,11 +240,48 @@ static int insmod_fake_amdgpu(const char *variant)
 	return ret;
 }
 
+#define SRCVERSION_PARAM "/sys/module/svmtune_kfd/parameters/amdgpu_srcversion"
+
+/* Reload svmtune_kfd with amdgpu_srcversion=@srcversion. */
+static int reload_svmtune_kfd(const char *srcversion)
+{
+	char cmd[160];
+
+	if (module_loaded("svmtune_kfd") && rmmod("svmtune_kfd"))
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe svmtune_kfd 'amdgpu_srcversion=%s'", srcversion);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/*
+ * Reload svmtune_kfd told the loaded (fake, out-of-tree) amdgpu's
+ * srcversion, so that it checks what comes after the build's identity.
+ */
+static int reload_svmtune_kfd_for_loaded_amdgpu(void)
+{
+	char srcversion[64] = "";
+	FILE *f = fopen("/sys/module/amdgpu/srcversion", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(srcversion, sizeof(srcversion), f))
+		srcversion[0] = '\0';
+	fclose(f);
+	srcversion[strcspn(srcversion, "\n")] = '\0';
+	return srcversion[0] ? reload_svmtune_kfd(srcversion) : -1;
+}
+
 /* Whatever a test did: real amdgpu and svmtune_kfd loaded, defaults set. */
 static int restore_modules(void)
 {
+	char param[64] = "";
+
 	if (module_loaded("amdgpu") && access(KFD_DEV, F_OK))
 		rmmod("amdgpu"); /* a fake one */
+	if (!svmtune_read_file(SRCVERSION_PARAM, param, sizeof(param)) &&
+	    strcmp(param, "\n") && rmmod("svmtune_kfd"))
+		return -1;
 	if (!module_loaded("amdgpu") && load_module("amdgpu"))
 		return -1;
 	if (!module_loaded("svmtune_kfd") && load_module("svmtune_kfd"))
@@ -325,6 +362,9 @@ TEST_F(kfd, attached_to_matching_amdgpu)
 		 ver.minor_version);
 	ASSERT_EQ(0, read_kfd_file("build", build, sizeof(build)));
 	ASSERT_NE(NULL, strstr(build, want)) TH_LOG("build: %s", build);
+	/* Built against this kernel's own tree, attached to its own amdgpu. */
+	ASSERT_NE(NULL, strstr(build, " sources in-tree "))
+	TH_LOG("build: %s", build);
 	ASSERT_EQ(0, read_kfd_file("amdgpu", amdgpu, sizeof(amdgpu)));
 	ASSERT_EQ(0, strncmp(amdgpu, want, strlen(want)))
 	TH_LOG("amdgpu: %s", amdgpu);
@@ -702,8 +742,12 @@ TEST_F(kfd, svmtune_kfd_before_amdgpu)
 	EXPECT_LE(0, kfd_granularity_new_process());
 }
 
-/* An amdgpu with another KFD interface version is refused, in words. */
-TEST_F(kfd, refuses_other_kfd_version)
+/*
+ * An out-of-tree amdgpu (ROCm's amdgpu-dkms, a different build with the
+ * same name) is refused unless svmtune_kfd is told its srcversion: its
+ * KFD structures need not be those svmtune_kfd was compiled with.
+ */
+TEST_F(kfd, refuses_out_of_tree_amdgpu_unless_told_its_build)
 {
 	char buf[512];
 
@@ -711,15 +755,66 @@ TEST_F(kfd, refuses_other_kfd_version)
 	ASSERT_EQ(0, insmod_fake_amdgpu("mismatch"));
 	EXPECT_STREQ("refused", kfd_word("state"));
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
-	EXPECT_NE(NULL, strstr(buf, "KFD interface 1.99")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "amdgpu is out of tree")) TH_LOG("%s", buf);
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+
+	/* Loaded after it, told another build's srcversion: refused. */
+	ASSERT_EQ(0, reload_svmtune_kfd("0123456789ABCDEF01234567"));
+	EXPECT_STREQ("refused", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "is not 0123456789ABCDEF01234567"))
+	TH_LOG("%s", buf);
 	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
 	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
 	EXPECT_EQ(NULL, strstr(buf, " on ")) TH_LOG("%s", buf);
 
-	/* svmtune_kfd loaded after it refuses it too. */
-	ASSERT_EQ(0, rmmod("svmtune_kfd"));
-	ASSERT_EQ(0, load_module("svmtune_kfd"));
+	/* Told its own: the next check (its KFD version) decides. */
+	ASSERT_EQ(0, reload_svmtune_kfd_for_loaded_amdgpu());
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_EQ(NULL, strstr(buf, "out of tree")) TH_LOG("%s", buf);
+	EXPECT_EQ(NULL, strstr(buf, "srcversion")) TH_LOG("%s", buf);
+}
+
+/* amdgpu_srcversion takes modpost's uppercase hex digest and nothing else. */
+TEST_F(kfd, amdgpu_srcversion_validated)
+{
+	static const char *const bad[] = {
+		"0123456789abcdef01234567", /* lowercase */
+		"0123456789ABCDEF0123456G", /* not hex */
+		"0123456789ABCDEF0123456789ABCDEF0", /* 33 digits */
+		"01234567-89ABCDEF", /* a dash */
+		"0x0123456789ABCDEF", /* a prefix */
+	};
+	char buf[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_NE(0, reload_svmtune_kfd(bad[i])) TH_LOG("%s", bad[i]);
+		EXPECT_EQ(0, module_loaded("svmtune_kfd")) TH_LOG("%s", bad[i]);
+	}
+	ASSERT_EQ(0, reload_svmtune_kfd("0123456789ABCDEF0123456789ABCDEF"));
+	ASSERT_EQ(0, svmtune_read_file(SRCVERSION_PARAM, buf, sizeof(buf)));
+	EXPECT_STREQ("0123456789ABCDEF0123456789ABCDEF\n", buf);
+	/* The in-tree amdgpu is attached to whatever the parameter says. */
+	EXPECT_STREQ("attached", kfd_word("state"));
+	/* Read-only once loaded. */
+	EXPECT_NE(0, svmtune_write_file(SRCVERSION_PARAM, "0123\n"));
+}
+
+/* An amdgpu with another KFD interface version is refused, in words. */
+TEST_F(kfd, refuses_other_kfd_version)
+{
+	char buf[512];
+
+	ASSERT_EQ(0, rmmod("amdgpu"));
+	ASSERT_EQ(0, insmod_fake_amdgpu("mismatch"));
+	ASSERT_EQ(0, reload_svmtune_kfd_for_loaded_amdgpu());
 	EXPECT_STREQ("refused", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "KFD interface 1.99")) TH_LOG("%s", buf);
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
+	EXPECT_EQ(NULL, strstr(buf, " on ")) TH_LOG("%s", buf);
 
 	ASSERT_EQ(0, rmmod("amdgpu"));
 	EXPECT_STREQ("waiting", kfd_word("state"));
@@ -732,6 +827,7 @@ TEST_F(kfd, refuses_amdgpu_without_svm)
 
 	ASSERT_EQ(0, rmmod("amdgpu"));
 	ASSERT_EQ(0, insmod_fake_amdgpu("nosvm"));
+	ASSERT_EQ(0, reload_svmtune_kfd_for_loaded_amdgpu());
 	EXPECT_STREQ("refused", kfd_word("state"));
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "has no svm_range_restore_pages"))

@@ -11,6 +11,9 @@
  *	the SVM functions, like an amdgpu built without CONFIG_HSA_AMD_SVM
  *	(Debian's stock kernels).
  *
+ * Both are out of tree; the tests tell svmtune_kfd their srcversion
+ * (amdgpu_srcversion=) to get past its build check to the one under test.
+ *
  * The including file defines FAKE_KFD_MAJOR and FAKE_KFD_MINOR.
  */
 #include <linux/fs.h>
@@ -51,4 +54,6 @@ module_init(fake_amdgpu_init);
 module_exit(fake_amdgpu_exit);
 
 MODULE_DESCRIPTION("svmtune selftest: an amdgpu svmtune_kfd must refuse");
+/* With a version modpost records a srcversion, for svmtune_kfd's build check. */
+MODULE_VERSION("0");
 MODULE_LICENSE("GPL");

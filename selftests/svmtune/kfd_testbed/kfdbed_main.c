@@ -487,4 +487,10 @@ module_init(kfdbed_init);
 module_exit(kfdbed_exit);
 MODULE_DESCRIPTION(
 	"KFD test bed: kernel KFD SVM code on emulated amdgpu devices");
+/*
+ * Out of tree, like amdgpu-dkms: with a version modpost records a
+ * srcversion, which svmtune_kfd must be told (amdgpu_srcversion=) to
+ * attach; run_kfdbed.sh does, the way an operator would.
+ */
+MODULE_VERSION("0");
 MODULE_LICENSE("GPL");
