@@ -15,6 +15,7 @@
 dir=$(cd "$(dirname "$0")" && pwd)
 bed=$dir/kfd_testbed/amdgpu.ko
 test=$dir/kfdbed_test
+managed=$dir/kfdbed_managed
 cov=$dir/kfd_coverage.sh
 status=0
 : >/tmp/kfd_hit_all
@@ -161,6 +162,26 @@ for hive in hive nohive; do
 	unload_bed $hive-svmtune
 	unload_svmtune
 done
+
+# 3d. A HIP managed-memory program (kfdbed_managed, on the kfdsvm library):
+#     vector add on two GPUs, prefetch, advice, a stencil moving between
+#     the GPUs, every result checked; on KFD alone, then under svmtune_kfd's
+#     64 KiB windows.
+if load_bed managed num_gpus=2 vram_mb=64; then
+	"$managed" >/tmp/kfdbed.out 2>&1
+	results managed /tmp/kfdbed.out $?
+	unload_bed managed
+fi
+if load_bed managed-svmtune num_gpus=2 vram_mb=64; then
+	if modprobe svmtune_kfd && echo 64K >/sys/kernel/svmtune/granularity; then
+		"$managed" >/tmp/kfdbed.out 2>&1
+		results managed-svmtune /tmp/kfdbed.out $?
+	else
+		fail managed-svmtune:load "modprobe svmtune_kfd or the 64K granularity failed"
+	fi
+	unload_bed managed-svmtune
+	unload_svmtune
+fi
 
 # 4. svmtune_kfd attached to the test bed: KFD's real fault and migration
 #    paths run through svmtune's hooks and engine.

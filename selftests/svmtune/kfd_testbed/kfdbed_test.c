@@ -53,6 +53,7 @@
 #include <linux/svmtune.h>
 
 #include "kfdbed_uapi.h"
+#include "kfdsvm.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -76,46 +77,10 @@ static int fails;
 		}                                                          \
 	} while (0)
 
-static int svm(int kfd, uint32_t op, void *addr, size_t size,
-	       struct kfd_ioctl_svm_attribute *attrs, uint32_t nattr)
-{
-	size_t len = sizeof(struct kfd_ioctl_svm_args) + nattr * sizeof(*attrs);
-	struct kfd_ioctl_svm_args *args = calloc(1, len);
-	int r;
-
-	args->start_addr = (uintptr_t)addr;
-	args->size = size;
-	args->op = op;
-	args->nattr = nattr;
-	memcpy(args->attrs, attrs, nattr * sizeof(*attrs));
-	r = ioctl(kfd,
-		  _IOC(_IOC_READ | _IOC_WRITE, AMDKFD_IOCTL_BASE, 0x20, len),
-		  args);
-	memcpy(attrs, args->attrs, nattr * sizeof(*attrs));
-	free(args);
-	return r;
-}
-
+/* GPU 0's counters. */
 static struct kfdbed_gpu_stats stats(int bed)
 {
-	struct kfdbed_info_args info;
-
-	memset(&info, 0, sizeof(info));
-	if (ioctl(bed, KFDBED_IOC_INFO, &info))
-		perror("KFDBED_IOC_INFO");
-	return info.gpus[0];
-}
-
-static int gpu_access(int bed, uint32_t gpu_id, void *va, void *buf,
-		      size_t size, int write, struct kfdbed_access_args *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->va = (uintptr_t)va;
-	a->ptr = (uintptr_t)buf;
-	a->size = size;
-	a->gpu_id = gpu_id;
-	a->flags = write ? KFDBED_ACCESS_WRITE : 0;
-	return ioctl(bed, KFDBED_IOC_ACCESS, a);
+	return kfdsvm_info(bed).gpus[0];
 }
 
 static uint32_t pattern(size_t i, uint32_t seed)
@@ -136,16 +101,6 @@ static int check_pattern(const uint32_t *p, size_t n, uint32_t seed)
 	return 1;
 }
 
-static struct kfdbed_info_args info_all(int bed)
-{
-	struct kfdbed_info_args info;
-
-	memset(&info, 0, sizeof(info));
-	if (ioctl(bed, KFDBED_IOC_INFO, &info))
-		perror("KFDBED_IOC_INFO");
-	return info;
-}
-
 static int prefetch(int kfd, void *p, size_t size, uint32_t gpu_id)
 {
 	struct kfd_ioctl_svm_attribute attr[2] = {
@@ -153,7 +108,7 @@ static int prefetch(int kfd, void *p, size_t size, uint32_t gpu_id)
 		{ KFD_IOCTL_SVM_ATTR_ACCESS, gpu_id },
 	};
 
-	return svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, size, attr, 2);
+	return kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, size, attr, 2);
 }
 
 /* A process whose pages stay in VRAM while the module goes. */
@@ -220,9 +175,9 @@ static int noxnack(void)
 
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu_id;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, SZ_2M, attr, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, SZ_2M, attr, 1);
 	CHECK(!r, "xnack off: SET_ATTR access maps the range");
-	r = gpu_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
+	r = kfdsvm_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
 	CHECK(!r && !a.faults && a.sys_pages == n / 1024 &&
 		      check_pattern(host, n, 0x1111),
 	      "xnack off: GPU reads system memory without faults (%u faults, %llu pages)",
@@ -235,7 +190,7 @@ static int noxnack(void)
 	madvise(p, SZ_2M, MADV_DONTNEED);
 	for (i = 0; i < n; i++)
 		p[i] = pattern(i, 0x2222);
-	r = gpu_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
+	r = kfdsvm_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
 	CHECK(!r && !a.faults && check_pattern(host, n, 0x2222),
 	      "xnack off: after the pages changed, the GPU reads the new ones (%u faults)",
 	      a.faults);
@@ -243,7 +198,7 @@ static int noxnack(void)
 	/* Prefetch: the restore worker maps the VRAM copy. */
 	r = prefetch(kfd, p, SZ_2M, gpu_id);
 	CHECK(!r, "xnack off: prefetch to VRAM");
-	r = gpu_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
+	r = kfdsvm_access(bed, gpu_id, p, host, SZ_2M, 0, &a);
 	CHECK(!r && !a.faults && a.vram_pages == n / 1024 &&
 		      check_pattern(host, n, 0x2222),
 	      "xnack off: GPU reads VRAM without faults (%u faults, %llu VRAM pages)",
@@ -325,7 +280,7 @@ static int declined(void)
 	      "remote: open /dev/kfd, /dev/kfdbed, /dev/svmtune");
 	if (kfd < 0 || bed < 0 || ctl < 0)
 		return 1;
-	info = info_all(bed);
+	info = kfdsvm_info(bed);
 	CHECK(info.num_gpus >= 2, "remote: two GPUs");
 	if (info.num_gpus < 2)
 		return 1;
@@ -343,7 +298,7 @@ static int declined(void)
 	/* KFD ranges first: p in GPU 0's VRAM, q in system memory. */
 	r = prefetch(kfd, p, SZ_2M, g0);
 	CHECK(!r, "remote: prefetch the first 2 MiB to GPU 0");
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, q, SZ_2M, &to_ram, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, q, SZ_2M, &to_ram, 1);
 	CHECK(!r, "remote: the second 2 MiB stays in system memory");
 	pol.start = (uintptr_t)p;
 	pol.size = 2 * SZ_2M;
@@ -353,13 +308,13 @@ static int declined(void)
 	CHECK(!r, "remote: svmtune access mode remote on both");
 
 	/* In system memory: migration declined, mapped in place. */
-	r = gpu_access(bed, g1, q, host, SZ_2M, 0, &a);
+	r = kfdsvm_access(bed, g1, q, host, SZ_2M, 0, &a);
 	CHECK(!r && a.sys_pages == pages && check_pattern(host, n, 0x77),
 	      "remote: GPU 1 reads system memory in place (%u faults, %llu system pages)",
 	      a.faults, (unsigned long long)a.sys_pages);
 
 	/* In GPU 0's VRAM: KFD migrates them; its worker does not spin. */
-	r = gpu_access(bed, g1, p, host, SZ_2M, 0, &a);
+	r = kfdsvm_access(bed, g1, p, host, SZ_2M, 0, &a);
 	CHECK(!r && check_pattern(host, n, 0x77),
 	      "remote: GPU 1 reads pages held in GPU 0's VRAM (r %d, %u faults)",
 	      r, a.faults);
@@ -415,7 +370,7 @@ static int xgmi_hive_test(void)
 	CHECK(kfd >= 0 && bed >= 0, "hive: open /dev/kfd and /dev/kfdbed");
 	if (kfd < 0 || bed < 0)
 		return 1;
-	i0 = info_all(bed);
+	i0 = kfdsvm_info(bed);
 	CHECK(i0.num_gpus >= 2, "hive: two GPUs (%u)", i0.num_gpus);
 	if (i0.num_gpus < 2)
 		return 1;
@@ -443,9 +398,9 @@ static int xgmi_hive_test(void)
 	attr[2].value = g1;
 	attr[3].type = KFD_IOCTL_SVM_ATTR_PREFETCH_LOC;
 	attr[3].value = g0;
-	i0 = info_all(bed);
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, BUF_SIZE, attr, 4);
-	i1 = info_all(bed);
+	i0 = kfdsvm_info(bed);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, BUF_SIZE, attr, 4);
+	i1 = kfdsvm_info(bed);
 	CHECK(!r && i1.gpus[0].pages_to_vram - i0.gpus[0].pages_to_vram ==
 			      pages,
 	      "hive: preferred GPU 0, accessible by both, prefetched to GPU 0 (%llu pages)",
@@ -453,12 +408,12 @@ static int xgmi_hive_test(void)
 				   i0.gpus[0].pages_to_vram));
 
 	/* GPU 1 reads. */
-	i0 = info_all(bed);
+	i0 = kfdsvm_info(bed);
 	to_vram = kfd_stat("to_vram_pages");
 	to_ram = kfd_stat("to_ram_pages");
 	memset(host, 0, BUF_SIZE);
-	r = gpu_access(bed, g1, buf, host, BUF_SIZE, 0, &a);
-	i1 = info_all(bed);
+	r = kfdsvm_access(bed, g1, buf, host, BUF_SIZE, 0, &a);
+	i1 = kfdsvm_info(bed);
 	if (to_vram >= 0) {
 		/*
 		 * svmtune_kfd is loaded: its counters agree with what moved.
@@ -497,7 +452,7 @@ static int xgmi_hive_test(void)
 	/* GPU 1 writes; the CPU reads it back. */
 	for (i = 0; i < n; i++)
 		host[i] = pattern(i, 0x6b);
-	r = gpu_access(bed, g1, buf, host, BUF_SIZE, 1, &a);
+	r = kfdsvm_access(bed, g1, buf, host, BUF_SIZE, 1, &a);
 	CHECK(!r && (in_hive ? a.peer_pages : a.vram_pages) == pages,
 	      "hive: GPU 1 writes into %s VRAM (%llu own, %llu peer pages)",
 	      in_hive ? "GPU 0's" : "its own", (unsigned long long)a.vram_pages,
@@ -507,7 +462,7 @@ static int xgmi_hive_test(void)
 
 	/* GPU 0 faults them back into its VRAM and reads GPU 1's data. */
 	memset(host, 0, BUF_SIZE);
-	r = gpu_access(bed, g0, buf, host, BUF_SIZE, 0, &a);
+	r = kfdsvm_access(bed, g0, buf, host, BUF_SIZE, 0, &a);
 	CHECK(!r && a.vram_pages == pages && check_pattern(host, n, 0x6b),
 	      "hive: GPU 0 reads GPU 1's data from its own VRAM (%u faults)",
 	      a.faults);
@@ -555,14 +510,15 @@ static int fault_throughput(int argc, char **argv)
 		struct timespec t0, t1;
 		double s;
 
-		if (svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, size, &to_ram, 1))
+		if (kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, size,
+			       &to_ram, 1))
 			return 1;
 		s0 = stats(bed);
 		faults = 0;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (off = 0; off < size; off += 4096) {
-			if (gpu_access(bed, s0.gpu_id, buf + off, host, 4096, 0,
-				       &a))
+			if (kfdsvm_access(bed, s0.gpu_id, buf + off, host, 4096,
+					  0, &a))
 				return 1;
 			/* Not against buf: a CPU read would migrate it back. */
 			if (memcmp(host, ref, 4096)) {
@@ -651,8 +607,8 @@ static int attach_child(int in, int out)
 		last = c == '1' ? 0 : 2;
 		for (b = first; b <= last; b++) {
 			memset(host, 0, 4096);
-			ok &= !gpu_access(bed, gpu, buf + b * SZ_2M / 4, host,
-					  4096, 0, &a) &&
+			ok &= !kfdsvm_access(bed, gpu, buf + b * SZ_2M / 4,
+					     host, 4096, 0, &a) &&
 			      check_pattern(host, n, 0x500 + b);
 		}
 		send_msg(out, ok ? "y" : "n", 1);
@@ -886,7 +842,7 @@ static int policy_test(void)
 	frag = kfd_frag_pages(64);
 	c0 = device_counters(ctl, dev);
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[1] + 5 * 1024, host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, blk[1] + 5 * 1024, host, 4096, 0, &a);
 	s1 = stats(bed);
 	c1 = device_counters(ctl, dev);
 	CHECK(!r, "policy: GPU read of block 1 at 64K (r %d)", r);
@@ -916,7 +872,7 @@ static int policy_test(void)
 	CHECK(!svmtune_knob("granularity", "2M"), "policy: granularity 2M");
 	chg = kfd_stat("windows_changed");
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[0] + 5 * 1024, host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, blk[0] + 5 * 1024, host, 4096, 0, &a);
 	s1 = stats(bed);
 	CHECK(!r && s1.pages_to_vram - s0.pages_to_vram == 512 &&
 		      kfd_stat("windows_changed") == chg,
@@ -936,7 +892,7 @@ static int policy_test(void)
 	c0 = device_counters(ctl, dev);
 	s0 = stats(bed);
 	memset(host, 0, 4096);
-	r = gpu_access(bed, gpu, blk[2], host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, blk[2], host, 4096, 0, &a);
 	s1 = stats(bed);
 	c1 = device_counters(ctl, dev);
 	CHECK(!r && a.sys_pages == 1 && check_pattern(host, 1024, 0x902) &&
@@ -963,8 +919,8 @@ static int policy_test(void)
 	CHECK(!r,
 	      "policy: block 3 remote at 1 MiB, block 4 prefers system memory");
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[3], host, 4096, 0, &a);
-	r |= gpu_access(bed, gpu, blk[4], host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, blk[3], host, 4096, 0, &a);
+	r |= kfdsvm_access(bed, gpu, blk[4], host, 4096, 0, &a);
 	s1 = stats(bed);
 	CHECK(!r && s1.pages_to_vram == s0.pages_to_vram &&
 		      check_pattern(host, 1024, 0x904),
@@ -974,14 +930,14 @@ static int policy_test(void)
 	attr[0].value = 0;
 	attr[1].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[1].value = gpu;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[3], SZ_2M, attr, 2);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[3], SZ_2M, attr, 2);
 	CHECK(!r && attr[0].value == 8 &&
 		      attr[1].type == KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE,
 	      "policy: KFD's range of block 3: granularity %u (8), access type %u (in place %u)",
 	      attr[0].value, attr[1].type, KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE);
 	attr[0].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
 	attr[0].value = ~0u;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[4], SZ_2M, attr, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[4], SZ_2M, attr, 1);
 	CHECK(!r && attr[0].value == KFD_IOCTL_SVM_LOCATION_SYSMEM,
 	      "policy: KFD's range of block 4 prefers system memory (0x%x)",
 	      attr[0].value);
@@ -1022,7 +978,7 @@ static int policy_test(void)
 			     SVMTUNE_ACCESS_READ_MOSTLY);
 	CHECK(!r, "policy: block 5 read-mostly (granularity 64K)");
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[5], host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, blk[5], host, 4096, 0, &a);
 	s1 = stats(bed);
 	CHECK(!r && a.sys_pages == 1 && s1.pages_to_vram == s0.pages_to_vram &&
 		      check_pattern(host, 1024, 0x905),
@@ -1031,14 +987,14 @@ static int policy_test(void)
 	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
 	attr[0].type = KFD_IOCTL_SVM_ATTR_SET_FLAGS;
 	attr[0].value = 0;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[5], SZ_2M, attr, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[5], SZ_2M, attr, 1);
 	CHECK(!r && (attr[0].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY),
 	      "policy: KFD's range of block 5 has GPU_READ_MOSTLY (flags 0x%x)",
 	      attr[0].value);
 	for (i = 0; i < 1024; i++)
 		host[i] = pattern(i, 0x5005);
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[5] + 1024, host, 4096, 1, &a);
+	r = kfdsvm_access(bed, gpu, blk[5] + 1024, host, 4096, 1, &a);
 	s1 = stats(bed);
 	CHECK(!r && a.faults == 0 && a.sys_pages == 1 &&
 		      s1.pages_to_vram == s0.pages_to_vram,
@@ -1046,7 +1002,7 @@ static int policy_test(void)
 	      a.faults,
 	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[5] + 20 * 1024, host, 4096, 1, &a);
+	r = kfdsvm_access(bed, gpu, blk[5] + 20 * 1024, host, 4096, 1, &a);
 	s1 = stats(bed);
 	CHECK(!r && a.faults >= 1 && s1.pages_to_vram - s0.pages_to_vram == 16,
 	      "policy: read-mostly: a GPU write fault migrates its 64 KiB window (%u faults, %llu to VRAM)",
@@ -1105,17 +1061,17 @@ static int retune_test(void)
 	/* The range exists before any retune: KFD made it for SET_ATTR. */
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 4 * SZ_2M, attr, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 4 * SZ_2M, attr, 1);
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu;
-	r |= svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, buf + 3 * SZ_2M, SZ_2M, attr,
-		 1);
+	r |= kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, buf + 3 * SZ_2M, SZ_2M,
+			attr, 1);
 	CHECK(!r && attr[0].type == KFD_IOCTL_SVM_ATTR_ACCESS,
 	      "retune: one KFD range over 8 MiB, accessible by GPU 0x%x", gpu);
 
 	/* 2 MiB: KFD's own window. */
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, blk[0], host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, blk[0], host, 4096, 0, &a);
 	s1 = stats(bed);
 	moved = s1.pages_to_vram - s0.pages_to_vram;
 	CHECK(!r && moved == 512 && check_pattern(host, 1024, 0xa00),
@@ -1125,7 +1081,7 @@ static int retune_test(void)
 	/* The operator retunes the global granularity. */
 	r = svmtune_knob("granularity", "64K");
 	s0 = stats(bed);
-	r |= gpu_access(bed, gpu, blk[1], host, 4096, 0, &a);
+	r |= kfdsvm_access(bed, gpu, blk[1], host, 4096, 0, &a);
 	s1 = stats(bed);
 	moved = s1.pages_to_vram - s0.pages_to_vram;
 	CHECK(!r && moved == 16 && check_pattern(host, 1024, 0xa01),
@@ -1136,7 +1092,7 @@ static int retune_test(void)
 	r = set_range_policy(ctl, blk[2], SZ_2M, SVMTUNE_POLICY_GRANULARITY, 20,
 			     0, 0);
 	s0 = stats(bed);
-	r |= gpu_access(bed, gpu, blk[2], host, 4096, 0, &a);
+	r |= kfdsvm_access(bed, gpu, blk[2], host, 4096, 0, &a);
 	s1 = stats(bed);
 	moved = s1.pages_to_vram - s0.pages_to_vram;
 	CHECK(!r && moved == 256 && check_pattern(host, 1024, 0xa02),
@@ -1148,7 +1104,7 @@ static int retune_test(void)
 			     0, emu, 0);
 	declined = kfd_stat("migrations_declined");
 	s0 = stats(bed);
-	r |= gpu_access(bed, gpu, blk[3], host, 4096, 0, &a);
+	r |= kfdsvm_access(bed, gpu, blk[3], host, 4096, 0, &a);
 	s1 = stats(bed);
 	moved = s1.pages_to_vram - s0.pages_to_vram;
 	CHECK(!r && moved == 0 && a.sys_pages == 1 &&
@@ -1160,7 +1116,8 @@ static int retune_test(void)
 	/* Back to 2M: the rest of block 1 follows. */
 	r = svmtune_knob("granularity", "2M");
 	s0 = stats(bed);
-	r |= gpu_access(bed, gpu, blk[1] + 512 * 1024 / 4, host, 4096, 0, &a);
+	r |= kfdsvm_access(bed, gpu, blk[1] + 512 * 1024 / 4, host, 4096, 0,
+			   &a);
 	s1 = stats(bed);
 	moved = s1.pages_to_vram - s0.pages_to_vram;
 	CHECK(!r && moved == 512 - 16,
@@ -1259,7 +1216,7 @@ static int prefetch_test(void)
 	}
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 3 * SZ_2M, attr, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 3 * SZ_2M, attr, 1);
 	CHECK(!r, "prefetch: one KFD range over 6 MiB, accessible by GPU 0x%x",
 	      gpu);
 
@@ -1276,8 +1233,8 @@ static int prefetch_test(void)
 		c0 = device_counters(ctl, dev);
 		s0 = stats(bed);
 		for (off = 0; off < SZ_2M && !bad; off += 4096) {
-			r = gpu_access(bed, gpu, (char *)blk[b] + off, host,
-				       4096, 0, &a);
+			r = kfdsvm_access(bed, gpu, (char *)blk[b] + off, host,
+					  4096, 0, &a);
 			faults[b] += a.faults;
 			/* Against the pattern: a CPU read would migrate back. */
 			for (i = 0; i < 1024 && !r; i++)
@@ -1376,13 +1333,13 @@ static int thrash_test(void)
 		p[i] = pattern(i, 0xd00);
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, SZ_2M, attr, 1);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, SZ_2M, attr, 1);
 	CHECK(!r, "thrash: a KFD range over 2 MiB, accessible by GPU 0x%x",
 	      gpu);
 
 	/* G C G C: three reversals, the third (a CPU fault) pins. */
 	for (round = 0; round < 2 && !r; round++) {
-		r = gpu_access(bed, gpu, p, host, 4096, 0, &a);
+		r = kfdsvm_access(bed, gpu, p, host, 4096, 0, &a);
 		if (!r && host[1] != pattern(1, 0xd00))
 			r = -1;
 		p[0] = 0x1000 + round;
@@ -1399,7 +1356,7 @@ static int thrash_test(void)
 	/* Pinned: KFD's migration is declined; the GPU reads in place. */
 	p[2] = 0x5a5a;
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, p, host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, p, host, 4096, 0, &a);
 	s1 = stats(bed);
 	CHECK(!r && s1.pages_to_vram == s0.pages_to_vram && a.sys_pages == 1 &&
 		      host[0] == 0x1001 && host[2] == 0x5a5a,
@@ -1408,7 +1365,7 @@ static int thrash_test(void)
 	      (unsigned long long)a.sys_pages);
 	/* The rest of the block still migrates. */
 	s0 = stats(bed);
-	r = gpu_access(bed, gpu, p + 64 * 1024 / 4, host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, p + 64 * 1024 / 4, host, 4096, 0, &a);
 	s1 = stats(bed);
 	CHECK(!r && s1.pages_to_vram - s0.pages_to_vram == 512 - 16 &&
 		      host[0] == pattern(64 * 1024 / 4, 0xd00),
@@ -1543,7 +1500,7 @@ static int bad_input(void)
 	CHECK(r == -1 && errno == EFAULT, "badinput: ACCESS from NULL: %s",
 	      strerror(errno));
 	/* And a good access still works, data right. */
-	r = gpu_access(bed, gpu, buf, page, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu, buf, page, 4096, 0, &a);
 	CHECK(!r && *(uint32_t *)page == 0x600d,
 	      "badinput: a good GPU read after them, data right");
 	return fails != 0;
@@ -1683,7 +1640,7 @@ int main(int argc, char **argv)
 	attr[0].value = 0;
 	attr[1].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
 	attr[1].value = 0;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, buf, BUF_SIZE, attr, 2);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, buf, BUF_SIZE, attr, 2);
 	CHECK(!r && attr[0].value == 9 &&
 		      attr[1].value == KFD_IOCTL_SVM_LOCATION_UNDEFINED,
 	      "GET_ATTR defaults: granularity %u, preferred 0x%x",
@@ -1695,7 +1652,7 @@ int main(int argc, char **argv)
 	attr[0].value = gpu_id;
 	attr[1].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[1].value = gpu_id;
-	r = svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, BUF_SIZE, attr, 2);
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, BUF_SIZE, attr, 2);
 	s1 = stats(bed);
 	CHECK(!r, "SET_ATTR prefetch to gpu 0x%x", gpu_id);
 	CHECK(s1.pages_to_vram - s0.pages_to_vram == BUF_SIZE / 4096,
@@ -1716,7 +1673,7 @@ int main(int argc, char **argv)
 	/* GPU reads: retry faults, KFD migrates and maps. */
 	s0 = stats(bed);
 	memset(host, 0, BUF_SIZE);
-	r = gpu_access(bed, gpu_id, buf, host, BUF_SIZE, 0, &a);
+	r = kfdsvm_access(bed, gpu_id, buf, host, BUF_SIZE, 0, &a);
 	s1 = stats(bed);
 	CHECK(!r,
 	      "GPU read: %u faults, %llu VRAM pages, %llu system pages, error %d",
@@ -1749,26 +1706,26 @@ int main(int argc, char **argv)
 	/* GPU writes, CPU reads. */
 	for (i = 0; i < n; i++)
 		host[i] = pattern(i, 0xabcd);
-	r = gpu_access(bed, gpu_id, buf, host, BUF_SIZE, 1, &a);
+	r = kfdsvm_access(bed, gpu_id, buf, host, BUF_SIZE, 1, &a);
 	CHECK(!r, "GPU write: %u faults, %llu VRAM pages", a.faults,
 	      (unsigned long long)a.vram_pages);
 	CHECK(check_pattern(buf, n, 0xabcd), "CPU reads the GPU's data");
 
 	/* A second GPU reads what the first holds in VRAM. */
-	if (info_all(bed).num_gpus >= 2) {
-		struct kfdbed_info_args i0 = info_all(bed), i1;
+	if (kfdsvm_info(bed).num_gpus >= 2) {
+		struct kfdbed_info_args i0 = kfdsvm_info(bed), i1;
 		uint32_t gpu1 = i0.gpus[1].gpu_id;
 
 		/* The first GPU takes the pages into its VRAM... */
-		r = gpu_access(bed, gpu_id, buf, host, BUF_SIZE, 0, &a);
+		r = kfdsvm_access(bed, gpu_id, buf, host, BUF_SIZE, 0, &a);
 		CHECK(!r && a.vram_pages == BUF_SIZE / 4096,
 		      "GPU 0x%x reads: %u faults, %llu VRAM pages", gpu_id,
 		      a.faults, (unsigned long long)a.vram_pages);
-		i0 = info_all(bed);
+		i0 = kfdsvm_info(bed);
 		/* ... the second reads them. */
 		memset(host, 0, BUF_SIZE);
-		r = gpu_access(bed, gpu1, buf, host, BUF_SIZE, 0, &a);
-		i1 = info_all(bed);
+		r = kfdsvm_access(bed, gpu1, buf, host, BUF_SIZE, 0, &a);
+		i1 = kfdsvm_info(bed);
 		CHECK(!r && check_pattern(host, n, 0xabcd),
 		      "GPU 0x%x reads GPU 0x%x's data: %u faults, %llu VRAM pages",
 		      gpu1, gpu_id, a.faults, (unsigned long long)a.vram_pages);
@@ -1812,7 +1769,7 @@ int main(int argc, char **argv)
 	      (unsigned long long)s0.vram_used >> 10, i / 10.0);
 
 	/* A GPU access outside any mapping fails as a VM fault. */
-	r = gpu_access(bed, gpu_id, (void *)0x10000, host, 4096, 0, &a);
+	r = kfdsvm_access(bed, gpu_id, (void *)0x10000, host, 4096, 0, &a);
 	CHECK(r && errno == EFAULT && a.fault_error,
 	      "GPU read of unmapped memory fails (KFD said %d)", a.fault_error);
 
