@@ -11,7 +11,10 @@
  * GPU, is compared with the shadow. A fork's child checks the parent's
  * bytes through its own GPU context and writes its copy; the parent then
  * checks that its own bytes did not change. A thread reads a region
- * through a GPU while the main thread migrates it.
+ * through a GPU while the main thread migrates it. As root, the emulated
+ * GPUs' module is unloaded and loaded again while a thread reads the
+ * regions on the CPU: the unload evicts every page in device memory, racing
+ * the reader's CPU faults, and every byte must come back.
  *
  * The seed is printed and a run replays from it:
  *   SVMTUNE_FUZZ_SEED=<n> SVMTUNE_FUZZ_OPS=<n> svmtune_fuzz_test
@@ -28,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,13 +81,14 @@ enum fuzz_op {
 	OP_FORK,
 	OP_THREAD,
 	OP_KNOB,
+	OP_RELOAD,
 	OP_NR,
 };
 
 static const char *const op_names[OP_NR] = {
 	"cpu_write", "cpu_read", "gpu_write", "gpu_read", "migrate",
 	"snapshot",  "policy",	 "dontneed",  "remap",	  "mremap",
-	"mprotect",  "fork",	 "thread",    "knob",
+	"mprotect",  "fork",	 "thread",    "knob",	  "reload",
 };
 
 /* Relative frequency of each operation. */
@@ -92,7 +97,7 @@ static const unsigned int op_weight[OP_NR] = {
 	[OP_GPU_READ] = 14,  [OP_MIGRATE] = 10,	 [OP_SNAPSHOT] = 4,
 	[OP_POLICY] = 8,     [OP_DONTNEED] = 3,	 [OP_REMAP] = 2,
 	[OP_MREMAP] = 3,     [OP_MPROTECT] = 3,	 [OP_FORK] = 2,
-	[OP_THREAD] = 2,     [OP_KNOB] = 3,
+	[OP_THREAD] = 2,     [OP_KNOB] = 3,	 [OP_RELOAD] = 1,
 };
 
 struct fuzz {
@@ -267,6 +272,130 @@ static void *gpu_reader(void *p)
 }
 
 /* The child of a fork: check everything, through the CPU and a GPU. */
+/* A CPU reader racing the emulated GPUs' unload: see reload_emu(). */
+struct cpu_reader_arg {
+	struct fuzz *f;
+	uint64_t rng;
+	int stop;
+	unsigned long long verified;
+	unsigned long mismatches;
+};
+
+static void *cpu_reader(void *p)
+{
+	struct cpu_reader_arg *a = p;
+	unsigned long reads = 0;
+
+	/* At least a few reads, however fast the unload. */
+	while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE) || reads < 64) {
+		struct region *r;
+		unsigned long off;
+
+		a->rng ^= a->rng >> 12;
+		a->rng ^= a->rng << 25;
+		a->rng ^= a->rng >> 27;
+		r = &a->f->r[(a->rng >> 8) % NREGIONS];
+		off = ((a->rng >> 20) % (r->size / PAGE)) * PAGE;
+		if (memcmp(r->addr + off, r->shadow + off, PAGE)) {
+			a->mismatches++;
+			fprintf(stderr,
+				"# MISMATCH (cpu read racing unload) at %p + %#lx\n",
+				r->addr, off);
+		}
+		a->verified += PAGE;
+		reads++;
+		/* Race the unload, do not starve it (two vCPUs under TCG). */
+		usleep(200);
+	}
+	return NULL;
+}
+
+/* "name=value " for each readable parameter of svmtune_emu, into @buf. */
+static void emu_params(char *buf, size_t len)
+{
+	static const char *const names[] = { "ndevices", "vram_mb",
+					     "tlb_entries",
+					     "tlb_max_fragment" };
+	char path[96], val[32];
+	size_t n = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/module/svmtune_emu/parameters/%s", names[i]);
+		if (svmtune_read_file(path, val, sizeof(val)))
+			continue;
+		val[strcspn(val, "\n")] = '\0';
+		n += snprintf(buf + n, len - n, " %s=%s", names[i], val);
+		if (n >= len)
+			break;
+	}
+}
+
+/*
+ * Unload svmtune_emu and load it again with the same parameters, while a
+ * thread reads the regions on the CPU. The unload evicts every page in
+ * device memory back to system memory; after it, every byte of every
+ * region is checked. Another process holding a GPU open makes the unload
+ * fail with EAGAIN (expected: make stress runs several).
+ */
+static void reload_emu(struct fuzz *f)
+{
+	struct cpu_reader_arg a = { .f = f, .rng = rnd(f) | 1 };
+	char params[256], cmd[320], path[32];
+	int d, ngpus = f->ngpus, err, tries;
+	pthread_t t;
+	bool reader;
+
+	if (geteuid() != 0)
+		return;
+	emu_params(params, sizeof(params));
+	for (d = 0; d < f->ngpus; d++)
+		close(f->gpu[d]);
+	f->ngpus = 0;
+	reader = !pthread_create(&t, NULL, cpu_reader, &a);
+	err = syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK) ? errno : 0;
+	if (err)
+		note_errno(f, err, err == EAGAIN || err == EWOULDBLOCK,
+			   "rmmod svmtune_emu");
+	/*
+	 * Whoever unloaded it, it is loaded again. Under make stress another
+	 * process may be loading it at the same moment, and its modprobe or
+	 * this one fails: the devices opening again below is what counts.
+	 */
+	snprintf(cmd, sizeof(cmd), "modprobe svmtune_emu%s", params);
+	if (system(cmd))
+		fprintf(stderr,
+			"# modprobe svmtune_emu failed, maybe racing another\n");
+	if (reader) {
+		__atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(t, NULL);
+		f->verified += a.verified;
+		f->mismatches += a.mismatches;
+	}
+
+	/* The devices again (their engine ids may have changed). */
+	for (d = 0; d < ngpus; d++) {
+		snprintf(path, sizeof(path), "/dev/svmtune_emu%d", d);
+		for (tries = 0; tries < 1000; tries++) {
+			f->gpu[d] = open(path, O_RDWR);
+			if (f->gpu[d] >= 0)
+				break;
+			usleep(10000);
+		}
+		if (f->gpu[d] < 0) {
+			note_errno(f, errno, false, "open after reload");
+			break;
+		}
+		f->gpu_id[d] = svmtune_device_id(f->ctl, path + 5);
+		f->ngpus++;
+	}
+	/* Every byte came back. */
+	for (d = 0; d < NREGIONS; d++)
+		verify(f, &f->r[d], 0, (unsigned char *)f->r[d].addr,
+		       f->r[d].size, "cpu read after reload");
+}
+
 static int fork_child(struct fuzz *f)
 {
 	unsigned long off, n, bad = 0;
@@ -521,6 +650,9 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 			note_errno(f, -err, false, "knob write");
 		break;
 	}
+	case OP_RELOAD:
+		reload_emu(f);
+		break;
 	default:
 		break;
 	}
