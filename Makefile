@@ -51,6 +51,9 @@ run:
 bench:
 	tools/bench/run
 
+bench-smoke:
+	tools/bench/run --smoke
+
 stress: modules selftests
 	tools/stress
 
@@ -81,11 +84,13 @@ help:
 	@echo '  lint               checkpatch, sparse, kernel-doc, clang-format, ABI and reST checks'
 	@echo '  dkms-test          dkms add/build/install/remove, in private trees'
 	@echo '  run                boot the test VM, load svmtune and show what it does'
-	@echo '  bench              time and bytes moved per workload and policy, and KFD fault throughput by window, in the test VM'
+	@echo '  bench              time and bytes moved per workload and policy, and KFD fault throughput by window, in the test VM;'
+	@echo '                     tables, CSV and plots in bench-results/<time>/'
+	@echo '  bench-smoke        a tiny make bench and a check of its output'"'"'s shape (in make check)'
 	@echo '  stress             the seeded fuzzer, long, in several processes on four small emulated GPUs (STRESS_OPS, STRESS_PROCS, STRESS_SEED)'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run bench stress install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke stress install install-headers clean help

@@ -12,12 +12,18 @@
  *   stride   the GPU reads the first 4 KiB of every 256 KiB
  *   pingpong the GPU reads a page, the CPU writes it, 64 rounds on each of
  *            8 pages 2 MiB apart (CPU-GPU thrashing)
+ * --smoke shrinks it all (4 MiB, 1 run, 64 sparse pages, 8 ping-pong
+ * rounds on 2 pages) to check the output's shape in make check; its
+ * numbers mean nothing.
+ *
+ * Output: a Markdown table, then the same rows as CSV between the lines
+ * "--- csv" and "--- end csv" (tools/bench/run files both).
  * Policies: fixed 4K, 64K, 2M, adaptive; 64K and adaptive with density
  * prefetch at 51 % (UVM's threshold); for pingpong also 2M with thrashing
  * mitigation: throttle only, remote (throttle three times, then pin, as
  * UVM does) and pin at the first detection.
  *
- * Each measurement is the best of REPEAT runs on a fresh buffer. Run as
+ * Each measurement is the best of three runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
  */
 #include <errno.h>
@@ -35,8 +41,13 @@
 
 #define PAGE 4096UL
 #define MIB (1UL << 20)
-#define SIZE (32 * MIB)
-#define REPEAT 3
+
+/* The run's size: the full run, or --smoke. */
+static unsigned long buf_size = 32 * MIB;
+static int repeat = 3;
+static unsigned long sparse_pages = 512;
+static int pingpong_rounds = 64;
+static unsigned long pingpong_pages = 8;
 
 struct policy {
 	const char *name;
@@ -97,20 +108,21 @@ static int workload(int emu, const char *name, char *buf)
 	int ret = 0, r;
 
 	if (!strcmp(name, "stream")) {
-		for (i = 0; i < SIZE && !ret; i += PAGE)
+		for (i = 0; i < buf_size && !ret; i += PAGE)
 			ret = svmtune_tool_gpu_read(emu, buf + i, page);
 	} else if (!strcmp(name, "sparse")) {
-		for (i = 0; i < 512 && !ret; i++)
+		for (i = 0; i < sparse_pages && !ret; i++)
 			ret = svmtune_tool_gpu_read(
 				emu,
-				buf + (rand_r(&seed) % (SIZE / PAGE)) * PAGE,
+				buf + (rand_r(&seed) % (buf_size / PAGE)) *
+						PAGE,
 				page);
 	} else if (!strcmp(name, "stride")) {
-		for (i = 0; i < SIZE && !ret; i += 256 * 1024)
+		for (i = 0; i < buf_size && !ret; i += 256 * 1024)
 			ret = svmtune_tool_gpu_read(emu, buf + i, page);
 	} else {
-		for (r = 0; r < 64 && !ret; r++)
-			for (i = 0; i < 8 && !ret; i++) {
+		for (r = 0; r < pingpong_rounds && !ret; r++)
+			for (i = 0; i < pingpong_pages && !ret; i++) {
 				ret = svmtune_tool_gpu_read(
 					emu, buf + i * 2 * MIB, page);
 				buf[i * 2 * MIB] = (char)r;
@@ -129,14 +141,14 @@ static int measure(int emu, int ctl, const char *name, struct result *res)
 	size_t i;
 	int ret;
 
-	buf = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+	buf = mmap(NULL, buf_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
-	madvise(buf, SIZE, MADV_NOHUGEPAGE);
-	memset(buf, 0x5a, SIZE);
+	madvise(buf, buf_size, MADV_NOHUGEPAGE);
+	memset(buf, 0x5a, buf_size);
 	if (svmtune_tool_counters(ctl, &before)) {
-		munmap(buf, SIZE);
+		munmap(buf, buf_size);
 		return -EIO;
 	}
 	t0 = now_ms();
@@ -144,31 +156,54 @@ static int measure(int emu, int ctl, const char *name, struct result *res)
 	res->ms = now_ms() - t0;
 	if (!ret && svmtune_tool_counters(ctl, &after))
 		ret = -EIO;
-	munmap(buf, SIZE);
+	munmap(buf, buf_size);
 	for (i = 0; !ret && i < sizeof(after) / sizeof(uint64_t); i++)
 		a[i] -= b[i];
 	res->c = after;
 	return ret;
 }
 
-static void print_row(const char *w, const char *p, const struct result *r,
-		      const struct result *base)
+struct row {
+	double ms, time_x, mib, bytes_x;
+	unsigned long long faults, pages_to_gpu, remote, thrash;
+};
+
+static struct row make_row(const struct result *r, const struct result *base)
 {
-	printf("%-9s %-10s %9.1f %6.2f %7llu %9llu %9.1f %6.2f %9llu %7llu\n",
-	       w, p, r->ms, base->ms > 0 ? r->ms / base->ms : 0,
-	       (unsigned long long)r->c.gpu_faults + r->c.cpu_faults,
-	       (unsigned long long)r->c.pages_to_device,
-	       (double)(r->c.bytes_to_device + r->c.bytes_to_system) / MIB,
-	       base->c.bytes_to_device + base->c.bytes_to_system ?
-		       (double)(r->c.bytes_to_device + r->c.bytes_to_system) /
-			       (base->c.bytes_to_device +
-				base->c.bytes_to_system) :
-		       0,
-	       (unsigned long long)r->c.remote_pages,
-	       (unsigned long long)r->c.thrashing_detected);
+	uint64_t bytes = r->c.bytes_to_device + r->c.bytes_to_system;
+	uint64_t base_bytes = base->c.bytes_to_device + base->c.bytes_to_system;
+	struct row row = {
+		.ms = r->ms,
+		.time_x = base->ms > 0 ? r->ms / base->ms : 0,
+		.mib = (double)bytes / MIB,
+		.bytes_x = base_bytes ? (double)bytes / base_bytes : 0,
+		.faults = r->c.gpu_faults + r->c.cpu_faults,
+		.pages_to_gpu = r->c.pages_to_device,
+		.remote = r->c.remote_pages,
+		.thrash = r->c.thrashing_detected,
+	};
+
+	return row;
 }
 
-int main(void)
+static void print_row(FILE *f, const char *fmt, const char *w, const char *p,
+		      const struct row *r)
+{
+	fprintf(f, fmt, w, p, r->ms, r->time_x, r->faults, r->pages_to_gpu,
+		r->mib, r->bytes_x, r->remote, r->thrash);
+}
+
+static const char *const columns =
+	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,thrashing_detected";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: svmtune_bench [--smoke]\n"
+		"  --smoke  a small, fast run (output shape, not numbers)\n");
+}
+
+int main(int argc, char **argv)
 {
 	static const char *const workloads[] = { "stream", "sparse", "stride",
 						 "pingpong" };
@@ -182,8 +217,23 @@ int main(void)
 					     "thrashing_throttle_us" };
 	char saved[ARRAY_SIZE(knobs)][32];
 	struct result res[NPOLICIES];
+	struct row rows[ARRAY_SIZE(workloads)][NPOLICIES];
 	unsigned int w, p, k;
 	int emu, ctl, ret = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--smoke")) {
+		buf_size = 4 * MIB;
+		repeat = 1;
+		sparse_pages = 64;
+		pingpong_rounds = 8;
+		pingpong_pages = 2;
+	} else if (argc == 2 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	} else if (argc != 1) {
+		usage(stderr);
+		return 2;
+	}
 
 	emu = open("/dev/svmtune_emu0", O_RDWR);
 	ctl = open("/dev/svmtune", O_RDWR);
@@ -209,20 +259,20 @@ int main(void)
 	svmtune_tool_write_knob("thrashing_pin_ms", "30000");
 	svmtune_tool_write_knob("thrashing_throttle_us", "20000");
 
-	printf("svmtune_bench: 32 MiB buffer, emulated GPU, best of %d runs\n",
-	       REPEAT);
-	printf("ratios are to fixed-2M in the same run (time x, bytes x)\n\n");
-	printf("%-9s %-10s %9s %6s %7s %9s %9s %6s %9s %7s\n", "workload",
-	       "policy", "ms", "time-x", "faults", "pages->gpu", "MiB-moved",
-	       "bytes-x", "remote-pg", "thrash");
-	for (w = 0; w < 4 && !ret; w++) {
+	printf("svmtune_bench: %lu MiB buffer, emulated GPU, best of %d runs%s\n\n",
+	       buf_size / MIB, repeat,
+	       repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "");
+	printf("Ratios are to fixed-2M in the same run (time x, bytes x).\n\n");
+	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | thrashing |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (w = 0; w < ARRAY_SIZE(workloads) && !ret; w++) {
 		int pingpong = !strcmp(workloads[w], "pingpong");
 
 		for (p = 0; p < NPOLICIES && !ret; p++) {
 			if (policies[p].pingpong_only && !pingpong)
 				continue;
 			ret = set_policy(&policies[p]);
-			for (k = 0; k < REPEAT && !ret; k++) {
+			for (k = 0; k < (unsigned int)repeat && !ret; k++) {
 				struct result r;
 
 				ret = measure(emu, ctl, workloads[w], &r);
@@ -230,10 +280,28 @@ int main(void)
 					res[p] = r;
 			}
 		}
-		for (p = 0; p < NPOLICIES && !ret; p++)
-			if (!policies[p].pingpong_only || pingpong)
-				print_row(workloads[w], policies[p].name,
-					  &res[p], &res[BASELINE]);
+		for (p = 0; p < NPOLICIES && !ret; p++) {
+			if (policies[p].pingpong_only && !pingpong)
+				continue;
+			rows[w][p] = make_row(&res[p], &res[BASELINE]);
+			print_row(
+				stdout,
+				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu |\n",
+				workloads[w], policies[p].name, &rows[w][p]);
+		}
+	}
+	if (!ret) {
+		printf("\n--- csv\n%s\n", columns);
+		for (w = 0; w < ARRAY_SIZE(workloads); w++)
+			for (p = 0; p < NPOLICIES; p++)
+				if (!policies[p].pingpong_only ||
+				    !strcmp(workloads[w], "pingpong"))
+					print_row(
+						stdout,
+						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu\n",
+						workloads[w], policies[p].name,
+						&rows[w][p]);
+		printf("--- end csv\n");
 	}
 
 	for (k = 0; k < ARRAY_SIZE(knobs); k++)
