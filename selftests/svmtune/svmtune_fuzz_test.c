@@ -271,7 +271,6 @@ static void *gpu_reader(void *p)
 	return NULL;
 }
 
-/* The child of a fork: check everything, through the CPU and a GPU. */
 /* A CPU reader racing the emulated GPUs' unload: see reload_emu(). */
 struct cpu_reader_arg {
 	struct fuzz *f;
@@ -347,7 +346,8 @@ static void reload_emu(struct fuzz *f)
 	pthread_t t;
 	bool reader;
 
-	if (geteuid() != 0)
+	/* As root, and only if modprobe can load it again (not an insmod). */
+	if (geteuid() != 0 || system("modinfo svmtune_emu >/dev/null 2>&1"))
 		return;
 	emu_params(params, sizeof(params));
 	for (d = 0; d < f->ngpus; d++)
@@ -355,8 +355,14 @@ static void reload_emu(struct fuzz *f)
 	f->ngpus = 0;
 	reader = !pthread_create(&t, NULL, cpu_reader, &a);
 	err = syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK) ? errno : 0;
+	/*
+	 * Another process holding a GPU open (EAGAIN), or in its own reload:
+	 * the module going or coming (EBUSY) or gone (ENOENT).
+	 */
 	if (err)
-		note_errno(f, err, err == EAGAIN || err == EWOULDBLOCK,
+		note_errno(f, err,
+			   err == EAGAIN || err == EWOULDBLOCK ||
+				   err == EBUSY || err == ENOENT,
 			   "rmmod svmtune_emu");
 	/*
 	 * Whoever unloaded it, it is loaded again. Under make stress another
@@ -388,6 +394,11 @@ static void reload_emu(struct fuzz *f)
 			break;
 		}
 		f->gpu_id[d] = svmtune_device_id(f->ctl, path + 5);
+		if (!f->gpu_id[d]) {
+			note_errno(f, ENODEV, false, "engine id after reload");
+			close(f->gpu[d]);
+			break;
+		}
 		f->ngpus++;
 	}
 	/* Every byte came back. */
@@ -396,6 +407,7 @@ static void reload_emu(struct fuzz *f)
 		       f->r[d].size, "cpu read after reload");
 }
 
+/* The child of a fork: check everything, through the CPU and a GPU. */
 static int fork_child(struct fuzz *f)
 {
 	unsigned long off, n, bad = 0;

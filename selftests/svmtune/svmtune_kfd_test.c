@@ -792,6 +792,11 @@ TEST_F(kfd, amdgpu_srcversion_validated)
 		EXPECT_NE(0, reload_svmtune_kfd(bad[i])) TH_LOG("%s", bad[i]);
 		EXPECT_EQ(0, module_loaded("svmtune_kfd")) TH_LOG("%s", bad[i]);
 	}
+	/* Empty: the in-tree amdgpu only, as when not given. */
+	ASSERT_EQ(0, reload_svmtune_kfd(""));
+	ASSERT_EQ(0, svmtune_read_file(SRCVERSION_PARAM, buf, sizeof(buf)));
+	EXPECT_STREQ("\n", buf);
+	EXPECT_STREQ("attached", kfd_word("state"));
 	ASSERT_EQ(0, reload_svmtune_kfd("0123456789ABCDEF0123456789ABCDEF"));
 	ASSERT_EQ(0, svmtune_read_file(SRCVERSION_PARAM, buf, sizeof(buf)));
 	EXPECT_STREQ("0123456789ABCDEF0123456789ABCDEF\n", buf);
@@ -818,6 +823,13 @@ TEST_F(kfd, refuses_other_kfd_version)
 
 	ASSERT_EQ(0, rmmod("amdgpu"));
 	EXPECT_STREQ("waiting", kfd_word("state"));
+
+	/* Loaded after svmtune_kfd (the module notifier's path): refused too. */
+	ASSERT_EQ(0, insmod_fake_amdgpu("mismatch"));
+	EXPECT_STREQ("refused", kfd_word("state"));
+	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "KFD interface 1.99")) TH_LOG("%s", buf);
+	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
 }
 
 /* An amdgpu without SVM (Debian's stock build) is refused, in words. */
