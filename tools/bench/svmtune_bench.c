@@ -17,7 +17,10 @@
  * numbers mean nothing.
  *
  * Output: a Markdown table, then the same rows as CSV between the lines
- * "--- csv" and "--- end csv" (tools/bench/run files both).
+ * "--- csv" and "--- end csv" (tools/bench/run files both). Each row has
+ * the time in the VM and a modeled time on an MI300X-class machine,
+ * computed from the counters (model_ms(), Documentation/benchmarks.rst).
+ *
  * Policies: fixed 4K, 64K, 2M, adaptive; 64K and adaptive with density
  * prefetch at 51 % (UVM's threshold); for pingpong also 2M with thrashing
  * mitigation: throttle only, remote (throttle three times, then pin, as
@@ -76,8 +79,84 @@ static const struct policy policies[] = {
 
 struct result {
 	double ms;
+	unsigned long gpu_reads; /* 4 KiB pages the GPU read */
 	struct svmtune_counters c;
 };
+
+/*
+ * The modeled time on an MI300X-class machine: what the counters would
+ * cost there (Documentation/benchmarks.rst gives each constant's source;
+ * each can be set from the environment).
+ */
+struct model {
+	double fault_us; /* GPU retry fault served, migration excluded */
+	double cpu_fault_us; /* CPU fault on device memory, copy excluded */
+	double link_gbs; /* host link, each way (PCIe 5.0 x16) */
+	double remote_page_us; /* a GPU read of a 4 KiB page over the link */
+	double tlb_miss_us; /* a GPU page walk */
+	double hbm_gbs; /* the GPU reading its own memory */
+};
+
+static struct model model = {
+	.fault_us = 20,
+	.cpu_fault_us = 5,
+	.link_gbs = 54,
+	.remote_page_us = 1.5,
+	.tlb_miss_us = 0.5,
+	.hbm_gbs = 5300,
+};
+
+static int model_from_env(void)
+{
+	static const struct {
+		const char *name;
+		double *val;
+	} vars[] = {
+		{ "SVMTUNE_MODEL_FAULT_US", &model.fault_us },
+		{ "SVMTUNE_MODEL_CPU_FAULT_US", &model.cpu_fault_us },
+		{ "SVMTUNE_MODEL_LINK_GBS", &model.link_gbs },
+		{ "SVMTUNE_MODEL_REMOTE_PAGE_US", &model.remote_page_us },
+		{ "SVMTUNE_MODEL_TLB_MISS_US", &model.tlb_miss_us },
+		{ "SVMTUNE_MODEL_HBM_GBS", &model.hbm_gbs },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i].name);
+		char *end;
+		double d;
+
+		if (!v || !*v)
+			continue;
+		d = strtod(v, &end);
+		if (*end || !(d >= 0) || d > 1e9) {
+			fprintf(stderr,
+				"svmtune_bench: %s=%s is not a number >= 0\n",
+				vars[i].name, v);
+			return -1;
+		}
+		*vars[i].val = d;
+	}
+	if (model.link_gbs > 0 && model.hbm_gbs > 0)
+		return 0;
+	fprintf(stderr,
+		"svmtune_bench: the link and HBM bandwidths must be > 0\n");
+	return -1;
+}
+
+/* Milliseconds the counters of @r would cost on the modeled machine. */
+static double model_ms(const struct result *r)
+{
+	double bytes = r->c.bytes_to_device + r->c.bytes_to_system;
+	double us = r->c.gpu_faults * model.fault_us +
+		    r->c.cpu_faults * model.cpu_fault_us +
+		    bytes / (model.link_gbs * 1e3) +
+		    r->c.remote_pages * model.remote_page_us +
+		    r->c.tlb_misses * model.tlb_miss_us +
+		    r->gpu_reads * PAGE / (model.hbm_gbs * 1e3);
+
+	return us / 1e3;
+}
 
 static int set_policy(const struct policy *p)
 {
@@ -100,7 +179,14 @@ static double now_ms(void)
 }
 
 /* The workload's GPU and CPU accesses on @buf; 0 or -errno. */
-static int workload(int emu, const char *name, char *buf)
+/* One GPU read of the page at @addr, counted. */
+static int gpu_read(int emu, char *addr, char *page, unsigned long *reads)
+{
+	++*reads;
+	return svmtune_tool_gpu_read(emu, addr, page);
+}
+
+static int workload(int emu, const char *name, char *buf, unsigned long *reads)
 {
 	unsigned int seed = 7;
 	char page[PAGE];
@@ -109,22 +195,22 @@ static int workload(int emu, const char *name, char *buf)
 
 	if (!strcmp(name, "stream")) {
 		for (i = 0; i < buf_size && !ret; i += PAGE)
-			ret = svmtune_tool_gpu_read(emu, buf + i, page);
+			ret = gpu_read(emu, buf + i, page, reads);
 	} else if (!strcmp(name, "sparse")) {
 		for (i = 0; i < sparse_pages && !ret; i++)
-			ret = svmtune_tool_gpu_read(
+			ret = gpu_read(
 				emu,
 				buf + (rand_r(&seed) % (buf_size / PAGE)) *
 						PAGE,
-				page);
+				page, reads);
 	} else if (!strcmp(name, "stride")) {
 		for (i = 0; i < buf_size && !ret; i += 256 * 1024)
-			ret = svmtune_tool_gpu_read(emu, buf + i, page);
+			ret = gpu_read(emu, buf + i, page, reads);
 	} else {
 		for (r = 0; r < pingpong_rounds && !ret; r++)
 			for (i = 0; i < pingpong_pages && !ret; i++) {
-				ret = svmtune_tool_gpu_read(
-					emu, buf + i * 2 * MIB, page);
+				ret = gpu_read(emu, buf + i * 2 * MIB, page,
+					       reads);
 				buf[i * 2 * MIB] = (char)r;
 			}
 	}
@@ -152,7 +238,8 @@ static int measure(int emu, int ctl, const char *name, struct result *res)
 		return -EIO;
 	}
 	t0 = now_ms();
-	ret = workload(emu, name, buf);
+	res->gpu_reads = 0;
+	ret = workload(emu, name, buf, &res->gpu_reads);
 	res->ms = now_ms() - t0;
 	if (!ret && svmtune_tool_counters(ctl, &after))
 		ret = -EIO;
@@ -164,7 +251,7 @@ static int measure(int emu, int ctl, const char *name, struct result *res)
 }
 
 struct row {
-	double ms, time_x, mib, bytes_x;
+	double ms, time_x, mib, bytes_x, model_ms, model_x;
 	unsigned long long faults, pages_to_gpu, remote, thrash;
 };
 
@@ -181,6 +268,9 @@ static struct row make_row(const struct result *r, const struct result *base)
 		.pages_to_gpu = r->c.pages_to_device,
 		.remote = r->c.remote_pages,
 		.thrash = r->c.thrashing_detected,
+		.model_ms = model_ms(r),
+		.model_x = model_ms(base) > 0 ? model_ms(r) / model_ms(base) :
+						0,
 	};
 
 	return row;
@@ -190,17 +280,20 @@ static void print_row(FILE *f, const char *fmt, const char *w, const char *p,
 		      const struct row *r)
 {
 	fprintf(f, fmt, w, p, r->ms, r->time_x, r->faults, r->pages_to_gpu,
-		r->mib, r->bytes_x, r->remote, r->thrash);
+		r->mib, r->bytes_x, r->remote, r->thrash, r->model_ms,
+		r->model_x);
 }
 
 static const char *const columns =
-	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,thrashing_detected";
+	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,thrashing_detected,model_ms,model_x";
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: svmtune_bench [--smoke]\n"
-		"  --smoke  a small, fast run (output shape, not numbers)\n");
+		"  --smoke  a small, fast run (output shape, not numbers)\n"
+		"The modeled time's constants: SVMTUNE_MODEL_FAULT_US, _CPU_FAULT_US,\n"
+		"_LINK_GBS, _REMOTE_PAGE_US, _TLB_MISS_US, _HBM_GBS (Documentation/benchmarks.rst).\n");
 }
 
 int main(int argc, char **argv)
@@ -235,6 +328,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (model_from_env())
+		return 2;
 	emu = open("/dev/svmtune_emu0", O_RDWR);
 	ctl = open("/dev/svmtune", O_RDWR);
 	if (emu < 0 || ctl < 0) {
@@ -262,9 +357,12 @@ int main(int argc, char **argv)
 	printf("svmtune_bench: %lu MiB buffer, emulated GPU, best of %d runs%s\n\n",
 	       buf_size / MIB, repeat,
 	       repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "");
-	printf("Ratios are to fixed-2M in the same run (time x, bytes x).\n\n");
-	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | thrashing |\n");
-	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("Ratios are to fixed-2M in the same run (time x, bytes x, model x).\n");
+	printf("Model (MI300X-class, Documentation/benchmarks.rst): GPU fault %g us, CPU fault %g us, link %g GB/s, remote page %g us, TLB miss %g us, HBM %g GB/s.\n\n",
+	       model.fault_us, model.cpu_fault_us, model.link_gbs,
+	       model.remote_page_us, model.tlb_miss_us, model.hbm_gbs);
+	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | thrashing | model ms | model x |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (w = 0; w < ARRAY_SIZE(workloads) && !ret; w++) {
 		int pingpong = !strcmp(workloads[w], "pingpong");
 
@@ -286,7 +384,7 @@ int main(int argc, char **argv)
 			rows[w][p] = make_row(&res[p], &res[BASELINE]);
 			print_row(
 				stdout,
-				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu |\n",
+				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu | %.3f | %.2f |\n",
 				workloads[w], policies[p].name, &rows[w][p]);
 		}
 	}
@@ -298,7 +396,7 @@ int main(int argc, char **argv)
 				    !strcmp(workloads[w], "pingpong"))
 					print_row(
 						stdout,
-						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu\n",
+						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu,%.4f,%.4f\n",
 						workloads[w], policies[p].name,
 						&rows[w][p]);
 		printf("--- end csv\n");
