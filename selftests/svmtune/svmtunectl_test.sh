@@ -22,8 +22,16 @@ check() { # NAME COMMAND...
 }
 
 # A process to set policy on, and a mapped address in it: its stack.
+# Read its maps once it runs sleep: until its exec, the child is a copy of
+# this shell, whose stack is gone after the exec (on a loaded machine the
+# read came first and every later set hit an unmapped address: EFAULT).
 sleep 600 &
 pid=$!
+i=0
+while [ "$(cat /proc/$pid/comm 2>/dev/null)" != sleep ] && [ $i -lt 600 ]; do
+	usleep 100000 2>/dev/null || sleep 1
+	i=$((i + 1))
+done
 stack=$(awk '/\[stack\]/ { split($1, r, "-"); print "0x" r[1] }' /proc/$pid/maps)
 
 echo "TAP version 13"
