@@ -11,12 +11,14 @@
  *     migrates back);
  *  2. hipMemPrefetchAsync(c, GPU 0): GPU 0 reads c with no fault, from
  *     its VRAM; prefetch to the CPU: the CPU reads it without KFD;
- *  3. ReadMostly on a: every GPU reads it;
+ *  3. ReadMostly on a: every GPU reads it; unset on its second half,
+ *     KFD splits its range and keeps the flag on the first half only;
  *  4. PreferredLocation CPU and AccessedBy GPU 0 on b: GPU 0 reads b where
  *     it is, in system memory, without migrating it;
  *  5. a 3-point stencil, iterated on alternating GPUs (the data moves from
  *     one GPU's VRAM to the other's through KFD) and checked on the CPU;
- *  6. hipFree: the VRAM the program held is given back.
+ *  6. a partial munmap (KFD splits the range), the rest still read right;
+ *     hipFree: the VRAM the program held is given back.
  *
  * Usage: kfdbed_managed [MIB] (default 8 MiB per array). Prints
  * "ok - ..." / "not ok - ..." lines; exit status 1 if any check failed.
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kfdsvm.h"
@@ -144,7 +147,7 @@ int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 0) : 8;
 	size_t size = mib << 20, n = size / 4, i, bad;
-	uint32_t *a, *b, *c, *s0, *s1, *ref, *tmp, *res, *host, loc;
+	uint32_t *a, *b, *c, *s0, *s1, *ref, *tmp, *res, *host, loc, flags;
 	struct kfdbed_access_args acc;
 	struct kfdsvm_ctx ctx;
 	uint64_t vram_before, vram;
@@ -218,6 +221,19 @@ int main(int argc, char **argv)
 		CHECK(!r && !memcmp(host, a, size),
 		      "GPU %u reads the read-mostly a", g);
 	}
+	/* Advice on half of it: KFD splits its range. */
+	r = kfdsvm_advise(&ctx, (char *)a + size / 2, size / 2,
+			  KFDSVM_ADVISE_UNSET_READ_MOSTLY, 0);
+	CHECK(!r, "hipMemAdvise(second half of a, UnsetReadMostly)");
+	r = kfdsvm_get_attr(&ctx, a, size / 2, KFD_IOCTL_SVM_ATTR_SET_FLAGS,
+			    &loc);
+	r = r	  ?:
+		    kfdsvm_get_attr(&ctx, (char *)a + size / 2, size / 2,
+				    KFD_IOCTL_SVM_ATTR_SET_FLAGS, &flags);
+	CHECK(!r && (loc & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY) &&
+		      !(flags & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY),
+	      "KFD keeps read-mostly on the first half only (flags 0x%x, 0x%x)",
+	      loc, flags);
 
 	/* 4. b stays in system memory, mapped where it is for GPU 0. */
 	r = kfdsvm_prefetch(&ctx, b, size, KFDSVM_CPU);
@@ -258,6 +274,15 @@ int main(int argc, char **argv)
 		bad += res[i] != ref[i];
 	CHECK(!bad, "the CPU reads the stencil's result (%zu words wrong)",
 	      bad);
+
+	/* A partial unmap: KFD splits s1's range. */
+	memcpy(host, s1, size / 2);
+	r = munmap((char *)s1 + size / 2, size / 2);
+	CHECK(!r, "munmap of s1's second half");
+	r = kfdsvm_gpu_read(&ctx, ctx.num_gpus - 1, s1, tmp, size / 2);
+	CHECK(!r && !memcmp(tmp, host, size / 2),
+	      "GPU %u reads s1's first half intact after the split",
+	      ctx.num_gpus - 1);
 
 	/* 6. hipFree gives the VRAM back. */
 	r = kfdsvm_free(&ctx, a, size) | kfdsvm_free(&ctx, b, size) |
