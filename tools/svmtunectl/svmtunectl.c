@@ -14,6 +14,7 @@
 #include <linux/svmtune.h>
 
 #define SVMTUNE_DEV "/dev/svmtune"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void print_help(FILE *out)
 {
@@ -121,10 +122,27 @@ static const char *const thrashing_names[] = {
 	[SVMTUNE_THRASH_TRACK] = "track",
 };
 
+/* The index of @val in @names (@n of them), or -1. */
+static int name_index(const char *const *names, unsigned int n, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(val, names[i]))
+			return i;
+	return -1;
+}
+
+/* The name of @v in @names (@n of them), or "?". */
+static const char *name_of(const char *const *names, unsigned int n, uint32_t v)
+{
+	return v < n ? names[v] : "?";
+}
+
 static void print_thrashing(const char *label, uint32_t t)
 {
 	printf("%s %s\n", label,
-	       t <= SVMTUNE_THRASH_TRACK ? thrashing_names[t] : "?");
+	       name_of(thrashing_names, ARRAY_SIZE(thrashing_names), t));
 }
 
 static void print_granularity(const char *label, uint32_t g)
@@ -151,8 +169,7 @@ static void print_location(const char *label, uint32_t loc)
 static void print_access(const char *label, uint32_t access)
 {
 	printf("%s %s\n", label,
-	       access <= SVMTUNE_ACCESS_READ_MOSTLY ? access_names[access] :
-						      "?");
+	       name_of(access_names, ARRAY_SIZE(access_names), access));
 }
 
 /* Parse FIELD=VALUE arguments into set bits and values. */
@@ -186,23 +203,19 @@ static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
 			else if (parse_u32(val, loc))
 				goto bad;
 		} else if (!strcmp(argv[i], "access")) {
-			unsigned int a;
+			int a = name_index(access_names,
+					   ARRAY_SIZE(access_names), val);
 
 			*set |= SVMTUNE_POLICY_ACCESS;
-			for (a = 0; a <= SVMTUNE_ACCESS_READ_MOSTLY; a++)
-				if (!strcmp(val, access_names[a]))
-					break;
-			if (a > SVMTUNE_ACCESS_READ_MOSTLY)
+			if (a < 0)
 				goto bad;
 			*access = a;
 		} else if (!strcmp(argv[i], "thrashing")) {
-			unsigned int t;
+			int t = name_index(thrashing_names,
+					   ARRAY_SIZE(thrashing_names), val);
 
 			*set |= SVMTUNE_POLICY_THRASHING;
-			for (t = 0; t <= SVMTUNE_THRASH_TRACK; t++)
-				if (!strcmp(val, thrashing_names[t]))
-					break;
-			if (t > SVMTUNE_THRASH_TRACK)
+			if (t < 0)
 				goto bad;
 			*thrashing = t;
 		} else {
