@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfdbed_bench: svmtune_bench's workloads on KFD's own SVM code (the KFD
+ * test bed), so that KFD's policy ("kfd-default": KFD alone, its 2 MiB
+ * granularity) and svmtune's policies on KFD are measured on the same
+ * emulated hardware. Written on kfdsvm, as a HIP program would be.
+ *
+ * Workloads, on a managed buffer the CPU initialised (default 8 MiB):
+ *   stream   GPU 0 reads all of it, 4 KiB at a time, in order
+ *   sparse   GPU 0 reads 128 random 4 KiB pages
+ *   stride   GPU 0 reads the first 4 KiB of every 256 KiB
+ *   pingpong GPU 0 reads a page, the CPU writes it; 8 rounds on each of
+ *            4 pages 2 MiB apart
+ *
+ * Usage: kfdbed_bench CONFIG [MIB]. CONFIG names the policy in effect (the
+ * caller sets it up: tools/bench/kfd-bench); one CSV row per workload:
+ *   config,workload,ms,gpu_faults,dropped,pages_to_vram,pages_to_ram,mib_moved
+ * from the test bed's counters of GPU 0: faults KFD served, faults it
+ * dropped (its 2 ms retry filter, or svmtune_kfd's per window), pages
+ * copied each way by the SDMA. Every page the GPU reads is checked.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kfdsvm.h"
+
+#define PAGE 4096UL
+#define MIB (1UL << 20)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* GPU 0 reads the page at @p, which must hold @want in every byte. */
+static int read_page(struct kfdsvm_ctx *ctx, unsigned char *p,
+		     unsigned char want)
+{
+	unsigned char buf[PAGE];
+	size_t i;
+
+	if (kfdsvm_gpu_read(ctx, 0, p, buf, PAGE))
+		return -errno;
+	for (i = 0; i < PAGE; i++)
+		if (buf[i] != want)
+			return -EIO;
+	return 0;
+}
+
+static int workload(struct kfdsvm_ctx *ctx, const char *name,
+		    unsigned char *buf, size_t size)
+{
+	unsigned int seed = 7;
+	size_t i;
+	int r = 0, round;
+
+	if (!strcmp(name, "stream")) {
+		for (i = 0; i < size && !r; i += PAGE)
+			r = read_page(ctx, buf + i, 0x5a);
+	} else if (!strcmp(name, "sparse")) {
+		for (i = 0; i < 128 && !r; i++)
+			r = read_page(ctx,
+				      buf + (rand_r(&seed) % (size / PAGE)) *
+						      PAGE,
+				      0x5a);
+	} else if (!strcmp(name, "stride")) {
+		for (i = 0; i < size && !r; i += 256 * 1024)
+			r = read_page(ctx, buf + i, 0x5a);
+	} else {
+		/* Each page's bytes are the round's number after the CPU's write. */
+		for (i = 0; i < 4 && i * 2 * MIB < size; i++)
+			memset(buf + i * 2 * MIB, 0, PAGE);
+		for (round = 0; round < 8 && !r; round++)
+			for (i = 0; i < 4 && i * 2 * MIB < size && !r; i++) {
+				r = read_page(ctx, buf + i * 2 * MIB, round);
+				memset(buf + i * 2 * MIB, round + 1, PAGE);
+			}
+	}
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const workloads[] = { "stream", "sparse", "stride",
+						 "pingpong" };
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdsvm_ctx ctx;
+	unsigned int w;
+	size_t size;
+	int r;
+
+	if (argc < 2 || argc > 3 || !argv[1][0] || strchr(argv[1], ',')) {
+		fprintf(stderr, "usage: kfdbed_bench CONFIG [MIB]\n");
+		return 2;
+	}
+	size = (argc > 2 ? strtoul(argv[2], NULL, 0) : 8) * MIB;
+	if (size < 2 * MIB || size > 256 * MIB) {
+		fprintf(stderr, "kfdbed_bench: MIB is 2 to 256\n");
+		return 2;
+	}
+	if (kfdsvm_open(&ctx)) {
+		perror("kfdbed_bench: /dev/kfd, /dev/kfdbed");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
+		unsigned char *buf = kfdsvm_malloc_managed(&ctx, size);
+		unsigned long long to_vram, to_ram;
+		double t0, ms;
+
+		if (!buf) {
+			perror("kfdbed_bench: malloc_managed");
+			return 1;
+		}
+		memset(buf, 0x5a, size);
+		s0 = kfdsvm_info(ctx.bed).gpus[0];
+		t0 = now_ms();
+		r = workload(&ctx, workloads[w], buf, size);
+		ms = now_ms() - t0;
+		s1 = kfdsvm_info(ctx.bed).gpus[0];
+		kfdsvm_free(&ctx, buf, size);
+		if (r) {
+			fprintf(stderr, "kfdbed_bench: %s under %s: %s\n",
+				workloads[w], argv[1], strerror(-r));
+			return 1;
+		}
+		to_vram = s1.pages_to_vram - s0.pages_to_vram;
+		to_ram = s1.pages_to_ram - s0.pages_to_ram;
+		printf("%s,%s,%.3f,%llu,%llu,%llu,%llu,%.3f\n", argv[1],
+		       workloads[w], ms,
+		       (unsigned long long)(s1.faults_handled -
+					    s0.faults_handled),
+		       (unsigned long long)(s1.faults_unserved -
+					    s0.faults_unserved),
+		       to_vram, to_ram,
+		       (double)(to_vram + to_ram) * PAGE / MIB);
+	}
+	kfdsvm_close(&ctx);
+	return 0;
+}
