@@ -116,13 +116,18 @@ struct fuzz {
 	char knobs[3][64];
 };
 
+/* xorshift64*: the next number of the sequence in @state (never 0). */
+static uint64_t xorshift64s(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 2685821657736338717ULL;
+}
+
 static uint64_t rnd(struct fuzz *f)
 {
-	/* xorshift64* */
-	f->rng ^= f->rng >> 12;
-	f->rng ^= f->rng << 25;
-	f->rng ^= f->rng >> 27;
-	return f->rng * 2685821657736338717ULL;
+	return xorshift64s(&f->rng);
 }
 
 static unsigned long below(struct fuzz *f, unsigned long n)
@@ -290,11 +295,8 @@ static void *cpu_reader(void *p)
 		struct region *r;
 		unsigned long off;
 
-		a->rng ^= a->rng >> 12;
-		a->rng ^= a->rng << 25;
-		a->rng ^= a->rng >> 27;
-		r = &a->f->r[(a->rng >> 8) % NREGIONS];
-		off = ((a->rng >> 20) % (r->size / PAGE)) * PAGE;
+		r = &a->f->r[xorshift64s(&a->rng) % NREGIONS];
+		off = (xorshift64s(&a->rng) % (r->size / PAGE)) * PAGE;
 		if (memcmp(r->addr + off, r->shadow + off, PAGE)) {
 			a->mismatches++;
 			fprintf(stderr,

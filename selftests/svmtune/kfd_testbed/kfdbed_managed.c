@@ -31,24 +31,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kfdbed_check.h"
 #include "kfdsvm.h"
 
 #define BLOCK (64UL << 10)
 #define STENCIL_ROUNDS 4
-
-static int fails;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (cond) {                                                \
-			printf("ok - " __VA_ARGS__);                       \
-			printf("\n");                                      \
-		} else {                                                   \
-			printf("not ok - " __VA_ARGS__);                   \
-			printf(" (line %d, errno %d)\n", __LINE__, errno); \
-			fails++;                                           \
-		}                                                          \
-	} while (0)
 
 static uint64_t vram_used(struct kfdsvm_ctx *ctx)
 {
@@ -300,5 +287,5 @@ int main(int argc, char **argv)
 	free(host);
 	free(ref);
 	free(tmp);
-	return fails ? 1 : 0;
+	return kfdbed_fails ? 1 : 0;
 }

@@ -53,6 +53,7 @@
 #include <linux/svmtune.h>
 
 #include "kfdbed_uapi.h"
+#include "kfdbed_check.h"
 #include "kfdsvm.h"
 
 #ifndef ARRAY_SIZE
@@ -61,21 +62,6 @@
 
 #define SZ_2M (2UL << 20)
 #define BUF_SIZE (4UL << 20)
-
-static int fails;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (cond) {                                                \
-			printf("ok - " __VA_ARGS__);                       \
-			printf("\n");                                      \
-		} else {                                                   \
-			printf("not ok - " __VA_ARGS__);                   \
-			printf(" (%s:%d, errno %d)\n", __FILE__, __LINE__, \
-			       errno);                                     \
-			fails++;                                           \
-		}                                                          \
-	} while (0)
 
 /* GPU 0's counters. */
 static struct kfdbed_gpu_stats stats(int bed)
@@ -204,7 +190,7 @@ static int noxnack(void)
 	      "xnack off: GPU reads VRAM without faults (%u faults, %llu VRAM pages)",
 	      a.faults, (unsigned long long)a.vram_pages);
 	CHECK(check_pattern(p, n, 0x2222), "xnack off: CPU reads back");
-	return fails ? 1 : 0;
+	return kfdbed_fails ? 1 : 0;
 }
 
 /*
@@ -248,7 +234,7 @@ static int vram_overcommit(void)
 	      (unsigned long long)(s2.pages_to_ram - s1.pages_to_ram));
 	CHECK(check_pattern(p[0], n, 0x100) && check_pattern(p[1], n, 0x101),
 	      "overcommit: both buffers keep their data");
-	return fails ? 1 : 0;
+	return kfdbed_fails ? 1 : 0;
 }
 
 /*
@@ -318,7 +304,7 @@ static int declined(void)
 	CHECK(!r && check_pattern(host, n, 0x77),
 	      "remote: GPU 1 reads pages held in GPU 0's VRAM (r %d, %u faults)",
 	      r, a.faults);
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 /* PTEs written with fragment @frag between two snapshots of a GPU. */
@@ -471,7 +457,7 @@ static int xgmi_hive_test(void)
 	free(host);
 	close(bed);
 	close(kfd);
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 /*
@@ -698,7 +684,7 @@ out:
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "attach: child exited cleanly");
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 /* svmtune_kfd's pte_fragments count for @kib KiB fragments, or -1. */
@@ -1012,7 +998,7 @@ static int policy_test(void)
 		      check_pattern(blk[5] + 20 * 1024, 1024, 0x5005),
 	      "policy: read-mostly: the CPU reads both GPU writes");
 	svmtune_knob("granularity", "2M");
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 /*
@@ -1133,7 +1119,7 @@ static int retune_test(void)
 	close(ctl);
 	close(bed);
 	close(kfd);
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 /*
@@ -1267,7 +1253,7 @@ static int prefetch_test(void)
 	      faults[2], vram[2], frag2m[2], frag64[2]);
 	svmtune_knob("prefetch_threshold", "0");
 	svmtune_knob("fragment_auto", "0");
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 static void process_stats(int ctl, struct svmtune_counters *c,
@@ -1375,7 +1361,7 @@ static int thrash_test(void)
 	svmtune_knob("thrashing_pin_threshold", "3");
 	svmtune_knob("thrashing_pin_ms", "300");
 	svmtune_knob("thrashing_lapse_us", "2000");
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 /*
@@ -1503,7 +1489,7 @@ static int bad_input(void)
 	r = kfdsvm_access(bed, gpu, buf, page, 4096, 0, &a);
 	CHECK(!r && *(uint32_t *)page == 0x600d,
 	      "badinput: a good GPU read after them, data right");
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 static int concurrent_test(void)
@@ -1575,7 +1561,7 @@ static int concurrent_test(void)
 	munmap(raw, size + SZ_2M);
 	close(bed);
 	close(kfd);
-	return fails != 0;
+	return kfdbed_fails != 0;
 }
 
 int main(int argc, char **argv)
@@ -1776,6 +1762,6 @@ int main(int argc, char **argv)
 	munmap(raw, BUF_SIZE + SZ_2M);
 	close(bed);
 	close(kfd);
-	printf("# %s\n", fails ? "FAIL" : "PASS");
-	return fails ? 1 : 0;
+	printf("# %s\n", kfdbed_fails ? "FAIL" : "PASS");
+	return kfdbed_fails ? 1 : 0;
 }
