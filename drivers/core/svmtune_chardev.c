@@ -35,7 +35,8 @@
 				 SVMTUNE_FEATURE_DEVICES | \
 				 SVMTUNE_FEATURE_PREFETCH | \
 				 SVMTUNE_FEATURE_TLB_COUNTERS | \
-				 SVMTUNE_FEATURE_THRASHING)
+				 SVMTUNE_FEATURE_THRASHING | \
+				 SVMTUNE_FEATURE_FRAGMENT)
 
 /* Room for the argument of any ioctl, as the running kernel knows it. */
 union svmtune_ioctl_arg {
@@ -137,7 +138,7 @@ static struct mm_struct *svmtune_target_mm(u32 pid)
 
 /* Validate policy fields from user space and gather them into @pol. */
 static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
-				    u32 access, u32 thrashing,
+				    u32 access, u32 thrashing, u32 fragment,
 				    struct svmtune_policy *pol)
 {
 	if (!set || (set & ~SVMTUNE_POLICY_ALL))
@@ -151,8 +152,14 @@ static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
 		return -EINVAL;
 	if ((set & SVMTUNE_POLICY_THRASHING) && thrashing > SVMTUNE_THRASH_TRACK)
 		return -EINVAL;
-	/* A field not being set must be zero, as a reserved one. */
+	if ((set & SVMTUNE_POLICY_FRAGMENT) &&
+	    fragment != SVMTUNE_FRAGMENT_UNSET &&
+	    (fragment < SVMTUNE_FRAGMENT_MIN || fragment > SVMTUNE_FRAGMENT_MAX))
+		return -EINVAL;
+	/* A field added since 0.3 not being set must be zero, as a reserved one. */
 	if (!(set & SVMTUNE_POLICY_THRASHING) && thrashing)
+		return -EINVAL;
+	if (!(set & SVMTUNE_POLICY_FRAGMENT) && fragment)
 		return -EINVAL;
 	if ((set & SVMTUNE_POLICY_PREFERRED_LOC) &&
 	    preferred_loc != SVMTUNE_LOC_UNSET &&
@@ -166,6 +173,7 @@ static int svmtune_policy_from_user(u32 set, u32 granularity, u32 preferred_loc,
 	pol->preferred_loc = preferred_loc;
 	pol->access = access;
 	pol->thrashing = thrashing;
+	pol->fragment = fragment;
 	return 0;
 }
 
@@ -222,14 +230,14 @@ static long svmtune_ioctl_set_policy(struct file *file, void *data)
 
 	if (arg->flags || arg->extent_end || arg->eff_granularity ||
 	    arg->eff_preferred_loc || arg->eff_access || arg->eff_thrashing ||
-	    arg->reserved0 || arg->reserved)
+	    arg->eff_fragment || arg->reserved)
 		return -EINVAL;
 	ret = svmtune_check_span(arg->start, arg->size);
 	if (ret)
 		return ret;
 	ret = svmtune_policy_from_user(arg->set, arg->granularity,
 				       arg->preferred_loc, arg->access,
-				       arg->thrashing, &pol);
+				       arg->thrashing, arg->fragment, &pol);
 	if (ret)
 		return ret;
 
@@ -261,12 +269,14 @@ static void svmtune_get_policy_fill(struct svmtune_range_policy *arg,
 	arg->preferred_loc = range ? range->pol.preferred_loc : SVMTUNE_LOC_UNSET;
 	arg->access = range ? range->pol.access : SVMTUNE_ACCESS_UNSET;
 	arg->thrashing = range ? range->pol.thrashing : SVMTUNE_THRASH_UNSET;
+	arg->fragment = range ? range->pol.fragment : SVMTUNE_FRAGMENT_UNSET;
 	arg->eff_granularity = eff.granularity != SVMTUNE_GRANULARITY_UNSET ?
 			       eff.granularity :
 			       svmtune_policy_window(smm, arg->start);
 	arg->eff_preferred_loc = eff.preferred_loc;
 	arg->eff_access = eff.access;
 	arg->eff_thrashing = eff.thrashing;
+	arg->eff_fragment = svmtune_policy_fragment(&eff);
 }
 
 static long svmtune_ioctl_get_policy(struct file *file, void *data)
@@ -281,7 +291,8 @@ static long svmtune_ioctl_get_policy(struct file *file, void *data)
 	if (arg->flags || arg->set || arg->granularity || arg->preferred_loc ||
 	    arg->access || arg->thrashing || arg->extent_end ||
 	    arg->eff_granularity || arg->eff_preferred_loc || arg->eff_access ||
-	    arg->eff_thrashing || arg->reserved0 || arg->reserved)
+	    arg->eff_thrashing || arg->fragment || arg->eff_fragment ||
+	    arg->reserved)
 		return -EINVAL;
 	ret = svmtune_check_span(arg->start, arg->size);
 	if (ret)
@@ -322,12 +333,11 @@ static long svmtune_ioctl_set_process_policy(struct file *file, void *data)
 	struct mm_struct *mm;
 	long ret;
 
-	if (arg->flags || arg->reserved0 ||
-	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
+	if (arg->flags || memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
 	ret = svmtune_policy_from_user(arg->set, arg->granularity,
 				       arg->preferred_loc, arg->access,
-				       arg->thrashing, &pol);
+				       arg->thrashing, arg->fragment, &pol);
 	if (ret)
 		return ret;
 	smm = svmtune_target_smm(arg->pid, &mm);
@@ -350,7 +360,7 @@ static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
 	struct mm_struct *mm;
 
 	if (arg->flags || arg->set || arg->granularity || arg->preferred_loc ||
-	    arg->access || arg->thrashing || arg->reserved0 ||
+	    arg->access || arg->thrashing || arg->fragment ||
 	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
 	mm = svmtune_target_mm(arg->pid);
@@ -360,6 +370,7 @@ static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
 	arg->preferred_loc = SVMTUNE_LOC_UNSET;
 	arg->access = SVMTUNE_ACCESS_UNSET;
 	arg->thrashing = SVMTUNE_THRASH_UNSET;
+	arg->fragment = SVMTUNE_FRAGMENT_UNSET;
 	smm = svmtune_mm_find(mm);
 	if (smm) {
 		spin_lock(&smm->lock);
@@ -367,6 +378,7 @@ static long svmtune_ioctl_get_process_policy(struct file *file, void *data)
 		arg->preferred_loc = smm->defaults.preferred_loc;
 		arg->access = smm->defaults.access;
 		arg->thrashing = smm->defaults.thrashing;
+		arg->fragment = smm->defaults.fragment;
 		spin_unlock(&smm->lock);
 	}
 	mmput(mm);

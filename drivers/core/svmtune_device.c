@@ -51,6 +51,8 @@ int svmtune_device_register(struct svmtune_device *dev)
 	dev->id = id;
 	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
 		atomic64_set(&dev->counters[i], 0);
+	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
+		atomic64_set(&dev->fragment_pages[i], 0);
 	spin_lock_init(&dev->lru_lock);
 	INIT_LIST_HEAD(&dev->lru);
 	mutex_lock(&svmtune_devices_lock);
@@ -166,6 +168,20 @@ int svmtune_device_counters(u32 id, u64 *counters)
 			counters[i] = atomic64_read(&dev->counters[i]);
 	mutex_unlock(&svmtune_devices_lock);
 	return dev ? 0 : -ENODEV;
+}
+
+/* Sum of the PTE fragment histograms of all registered devices. */
+void svmtune_device_fragments_sum(u64 *pages)
+{
+	struct svmtune_device *dev;
+	int i;
+
+	memset(pages, 0, SVMTUNE_NR_FRAGMENT_SIZES * sizeof(*pages));
+	mutex_lock(&svmtune_devices_lock);
+	list_for_each_entry(dev, &svmtune_devices, node)
+		for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
+			pages[i] += atomic64_read(&dev->fragment_pages[i]);
+	mutex_unlock(&svmtune_devices_lock);
 }
 
 /* Sum of the counters of all registered devices. */

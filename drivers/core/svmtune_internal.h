@@ -31,11 +31,13 @@
  * @access: SVMTUNE_ACCESS_*
  * @preferred_loc: SVMTUNE_LOC_*, a device id, or %SVMTUNE_LOC_UNSET
  * @thrashing: SVMTUNE_THRASH_*
+ * @fragment: log2 bytes, or %SVMTUNE_FRAGMENT_UNSET
  */
 struct svmtune_policy {
 	u8 granularity;
 	u8 access;
 	u8 thrashing;
+	u8 fragment;
 	u32 preferred_loc;
 };
 
@@ -298,6 +300,9 @@ extern unsigned int svmtune_thrashing_pin_threshold;
 extern unsigned int svmtune_prefetch_threshold;
 extern unsigned int svmtune_evict_when_full;
 extern unsigned int svmtune_fragment_auto;
+extern unsigned int svmtune_fragment_size;
+extern unsigned int svmtune_fragment_cap;
+unsigned int svmtune_policy_fragment(const struct svmtune_policy *eff);
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr);
@@ -312,6 +317,7 @@ bool svmtune_device_live_locked(u32 id);
 int svmtune_device_info(u32 id, struct svmtune_device_info *info);
 int svmtune_device_counters(u32 id, u64 *counters);
 void svmtune_device_counters_sum(u64 *counters);
+void svmtune_device_fragments_sum(u64 *pages);
 bool svmtune_device_exists(u32 id);
 void svmtune_devices_unmap_remote(struct mm_struct *mm, unsigned long start,
 				  unsigned long end, u32 counted_id,

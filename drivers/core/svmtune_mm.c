@@ -188,7 +188,7 @@ static bool svmtune_policy_equal(const struct svmtune_policy *a,
 {
 	return a->granularity == b->granularity && a->access == b->access &&
 	       a->preferred_loc == b->preferred_loc &&
-	       a->thrashing == b->thrashing;
+	       a->thrashing == b->thrashing && a->fragment == b->fragment;
 }
 
 /* Merge @range into its lower neighbour when they touch and agree. */

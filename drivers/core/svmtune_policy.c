@@ -46,8 +46,25 @@ unsigned int svmtune_prefetch_threshold;
 /* Whether a full device gives up its least recently used blocks. */
 unsigned int svmtune_evict_when_full = 1;
 
-/* Whether a block all on one device is mapped whole (one 2 MiB fragment). */
+/*
+ * Whether a fragment block all on one device is mapped whole (one
+ * fragment).
+ */
 unsigned int svmtune_fragment_auto;
+
+/*
+ * The fragment size where no range or process sets one, log2 bytes: the
+ * block whose device memory backends lay out in address order. 2 MiB, as
+ * a KFD range's BO is laid out and amdgpu's buddy allocator hands out
+ * 2 MiB blocks.
+ */
+unsigned int svmtune_fragment_size = 21;
+
+/*
+ * The largest PTE fragment a device may map, log2 bytes; 30 caps nothing
+ * a 2 MiB-block layout can form.
+ */
+unsigned int svmtune_fragment_cap = 30;
 
 /*
  * Adaptive granularity, per 2 MiB block: a block starts at
@@ -103,6 +120,8 @@ void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 		dst->access = src->access;
 	if (set & SVMTUNE_POLICY_THRASHING)
 		dst->thrashing = src->thrashing;
+	if (set & SVMTUNE_POLICY_FRAGMENT)
+		dst->fragment = src->fragment;
 }
 
 /**
@@ -121,11 +140,14 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 	eff->access = SVMTUNE_ACCESS_UNSET;
 	eff->preferred_loc = SVMTUNE_LOC_UNSET;
 	eff->thrashing = SVMTUNE_THRASH_UNSET;
+	eff->fragment = SVMTUNE_FRAGMENT_UNSET;
 	if (range)
 		*eff = range->pol;
 	if (smm) {
 		if (eff->thrashing == SVMTUNE_THRASH_UNSET)
 			eff->thrashing = smm->defaults.thrashing;
+		if (eff->fragment == SVMTUNE_FRAGMENT_UNSET)
+			eff->fragment = smm->defaults.fragment;
 		if (eff->granularity == SVMTUNE_GRANULARITY_UNSET)
 			eff->granularity = smm->defaults.granularity;
 		if (eff->access == SVMTUNE_ACCESS_UNSET)
@@ -138,6 +160,49 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 	if (eff->thrashing == SVMTUNE_THRASH_UNSET)
 		eff->thrashing = SVMTUNE_THRASH_TRACK;
 }
+
+/**
+ * svmtune_policy_fragment() - the fragment size in effect
+ * @eff: a policy from svmtune_policy_effective()
+ *
+ * Return: log2 bytes: the range's or process's fragment size, else the
+ * global ``fragment_size``, at most ``fragment_cap``.
+ */
+unsigned int svmtune_policy_fragment(const struct svmtune_policy *eff)
+{
+	unsigned int frag = eff->fragment;
+
+	if (frag == SVMTUNE_FRAGMENT_UNSET)
+		frag = READ_ONCE(svmtune_fragment_size);
+	return min(frag, READ_ONCE(svmtune_fragment_cap));
+}
+
+/**
+ * svmtune_fragment_size_at() - the fragment size in effect at an address
+ * @mm: the address space; the caller keeps it alive
+ * @addr: the address
+ *
+ * For backends laying out device memory outside a fault (an explicit
+ * migration); a fault's decision carries it (&svmtune_decision.fragment).
+ * Never sleeps.
+ *
+ * Return: log2 bytes, %SVMTUNE_FRAGMENT_MIN to %SVMTUNE_FRAGMENT_MAX.
+ */
+unsigned int svmtune_fragment_size_at(struct mm_struct *mm, unsigned long addr)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_policy eff;
+
+	if (!smm) {
+		svmtune_policy_effective(NULL, NULL, &eff);
+		return svmtune_policy_fragment(&eff);
+	}
+	spin_lock(&smm->lock);
+	svmtune_policy_effective(smm, svmtune_range_find(smm, addr), &eff);
+	spin_unlock(&smm->lock);
+	return svmtune_policy_fragment(&eff);
+}
+EXPORT_SYMBOL_GPL(svmtune_fragment_size_at);
 
 /**
  * svmtune_policy_window() - the window a device fault at an address would
@@ -573,38 +638,62 @@ static void svmtune_prefetch(struct svmtune_block *blk,
 }
 
 /*
- * Fragment "auto": once every page of the fault's 2 MiB block is on the
- * faulting device (counting the window), the window becomes the whole
- * block, so the backend maps it in one update and amdgpu writes its PTEs
- * as one 2 MiB fragment where the VRAM is contiguous (a KFD range's BO is
- * laid out as its addresses): one TLB entry where there were one per
- * window. The pages are there already; nothing more migrates. On hardware
- * it costs one rewrite of the block's 512 PTEs and a TLB flush, once per
- * block, against a TLB miss (a page walk of up to four levels) per
- * window-sized stride for as long as the block stays. Called with the
- * address space's lock held, for a device fault migrating to @dev.
+ * Fragment "auto": once every page of the fault's fragment block (the
+ * aligned block of the fragment size, at most 2 MiB, so inside the
+ * engine's block) is on the faulting device (counting the window), the
+ * window becomes the whole fragment block, so the backend maps it in one
+ * update and amdgpu writes its PTEs as one fragment where the VRAM is
+ * contiguous (a KFD range's BO is laid out as its addresses; the emulated
+ * GPU lays each fragment block out so): one TLB entry where there were
+ * one per window. The pages are there already; nothing more migrates. On
+ * hardware it costs one rewrite of the block's PTEs (512 for 2 MiB) and a
+ * TLB flush, once per block, against a TLB miss (a page walk of up to four
+ * levels) per window-sized stride for as long as the block stays. Called
+ * with the address space's lock held, for a device fault migrating to @dev.
  */
 static void svmtune_fragment_widen(struct svmtune_block *blk,
 				   const struct svmtune_device *dev,
 				   unsigned long addr, unsigned long lo,
 				   unsigned long hi, struct svmtune_decision *d)
 {
-	unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
-	unsigned long end = base + SVMTUNE_BLOCK_SIZE;
+	unsigned long size = 1UL << d->fragment;
+	unsigned long base = ALIGN_DOWN(addr, size);
+	unsigned long end = base + size;
 	DECLARE_BITMAP(all, SVMTUNE_BLOCK_PAGES);
-	unsigned long ws, we;
+	unsigned long ws, we, bs, n;
 
 	if (blk->loc != dev->id || end < base || base < lo || end > hi ||
 	    (d->start <= base && d->end >= end))
 		return;
+	bs = (base & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
+	n = size >> PAGE_SHIFT;
 	ws = (max(d->start, base) - base) >> PAGE_SHIFT;
 	we = (min(d->end, end) - base) >> PAGE_SHIFT;
-	bitmap_copy(all, blk->resident, SVMTUNE_BLOCK_PAGES);
-	bitmap_set(all, ws, we - ws);
-	if (!bitmap_full(all, SVMTUNE_BLOCK_PAGES))
+	bitmap_zero(all, SVMTUNE_BLOCK_PAGES);
+	bitmap_set(all, bs + ws, we - ws);
+	bitmap_or(all, all, blk->resident, SVMTUNE_BLOCK_PAGES);
+	if (svmtune_bits_in(all, bs, n) != n)
 		return;
 	d->start = min(d->start, base);
 	d->end = max(d->end, end);
+}
+
+/*
+ * Keep a device fault's window within one aligned block of the fragment
+ * cap, for a backend that cannot cap the fragments it maps (svmtune_kfd:
+ * amdgpu computes them per page-table update, and KFD maps the window in
+ * one). Costs a fault per cap-sized block where the window was larger.
+ */
+static void svmtune_fragment_clip(unsigned long addr, struct svmtune_decision *d)
+{
+	unsigned long cs = ALIGN_DOWN(addr, 1UL << d->fragment_cap);
+	unsigned long ce = cs + (1UL << d->fragment_cap);
+
+	d->start = max(d->start, cs);
+	if (ce > cs)
+		d->end = min(d->end, ce);
+	d->fault_start = max(d->fault_start, d->start);
+	d->fault_end = min(d->fault_end, d->end);
 }
 
 /*
@@ -673,6 +762,8 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	decision->fault_start = decision->start;
 	decision->fault_end = decision->end;
 	decision->throttle_ns = throttle;
+	decision->fragment = svmtune_policy_fragment(&eff);
+	decision->fragment_cap = READ_ONCE(svmtune_fragment_cap);
 
 	if (cpu) {
 		decision->action = SVMTUNE_MIGRATE;
@@ -705,6 +796,8 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		if (blk && !fault->fixed && blk->th.pinned)
 			svmtune_thrash_clip(blk, addr, decision);
 	}
+	if (!cpu && !fault->fixed && !dev->caps_fragments)
+		svmtune_fragment_clip(addr, decision);
 
 	trace_svmtune_decide(dev, fault, decision, pinned);
 	if (blk && blk->ad.shift && !cpu && !fault->fixed && !fault->retried) {
@@ -1080,10 +1173,35 @@ static void svmtune_count_at(struct svmtune_device *dev, struct mm_struct *mm,
 void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
 			 unsigned long addr, u64 hits, u64 misses)
 {
+	trace_svmtune_tlb(dev, addr, hits, misses);
 	svmtune_count_at(dev, mm, addr, SVMTUNE_CNT_TLB_HITS, hits,
 			 SVMTUNE_CNT_TLB_MISSES, misses);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_tlb);
+
+/**
+ * svmtune_account_fragments() - record pages a device mapped, by fragment
+ * @dev: the device
+ * @shift: log2 bytes of the PTE fragment the pages were mapped with
+ *	(%PAGE_SHIFT to %PAGE_SHIFT + 31; larger counts as the largest)
+ * @npages: how many 4 KiB pages
+ *
+ * For backends that know the fragments they write (the emulated GPU's page
+ * table, amdgpu's amdgpu_vm_update_ptes tracepoint). Never sleeps; callable
+ * in atomic context.
+ */
+void svmtune_account_fragments(struct svmtune_device *dev, unsigned int shift,
+			       unsigned long npages)
+{
+	unsigned int i = clamp_t(unsigned int, shift, PAGE_SHIFT,
+				 PAGE_SHIFT + SVMTUNE_NR_FRAGMENT_SIZES - 1) - PAGE_SHIFT;
+
+	if (!npages)
+		return;
+	trace_svmtune_fragments(dev, i + PAGE_SHIFT, npages);
+	atomic64_add(npages, &dev->fragment_pages[i]);
+}
+EXPORT_SYMBOL_GPL(svmtune_account_fragments);
 
 /**
  * svmtune_account_evicted() - record pages moved out of a full device

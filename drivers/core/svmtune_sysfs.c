@@ -288,6 +288,70 @@ SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
 SVMTUNE_UINT_KNOB(evict_when_full, svmtune_evict_when_full, 0, 1);
 SVMTUNE_UINT_KNOB(fragment_auto, svmtune_fragment_auto, 0, 1);
 
+/* A power-of-two size knob ("64K", "2M"), kept as log2 bytes in bounds. */
+struct svmtune_size_knob {
+	struct kobj_attribute attr;
+	unsigned int *shift;
+	unsigned int min;
+	unsigned int max;
+};
+
+static ssize_t svmtune_size_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct svmtune_size_knob *knob = container_of(attr, struct svmtune_size_knob, attr);
+
+	return svmtune_emit_shift(buf, READ_ONCE(*knob->shift));
+}
+
+static ssize_t svmtune_size_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct svmtune_size_knob *knob = container_of(attr, struct svmtune_size_knob, attr);
+	unsigned int shift;
+	int ret;
+
+	ret = svmtune_knob_write_ok(buf, count);
+	if (ret)
+		return ret;
+	ret = svmtune_parse_size_shift(buf, &shift);
+	if (ret)
+		return ret;
+	if (shift < knob->min || shift > knob->max)
+		return -EINVAL;
+	WRITE_ONCE(*knob->shift, shift);
+	return count;
+}
+
+#define SVMTUNE_SIZE_KNOB(_name, _var, _min, _max)				\
+	static struct svmtune_size_knob _name##_knob = {			\
+		.attr = __ATTR(_name, 0644, svmtune_size_show, svmtune_size_store), \
+		.shift = &(_var),						\
+		.min = (_min),							\
+		.max = (_max),							\
+	}
+
+SVMTUNE_SIZE_KNOB(fragment_size, svmtune_fragment_size, SVMTUNE_FRAGMENT_MIN,
+		  SVMTUNE_FRAGMENT_MAX);
+SVMTUNE_SIZE_KNOB(fragment_cap, svmtune_fragment_cap, SVMTUNE_FRAGMENT_MIN,
+		  SVMTUNE_GRANULARITY_MAX);
+
+/* Pages mapped per PTE fragment size, all devices: "<KiB>K <pages>" lines. */
+static ssize_t pte_fragments_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	u64 pages[SVMTUNE_NR_FRAGMENT_SIZES];
+	int i, len = 0;
+
+	svmtune_device_fragments_sum(pages);
+	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
+		len += sysfs_emit_at(buf, len, "%lluK %llu\n",
+				     4ULL << i, pages[i]);
+	return len;
+}
+static struct kobj_attribute pte_fragments_attr = __ATTR_RO(pte_fragments);
+
 static ssize_t blocks_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -347,7 +411,10 @@ static struct attribute *svmtune_attrs[] = {
 	&prefetch_threshold_knob.attr.attr,
 	&evict_when_full_knob.attr.attr,
 	&fragment_auto_knob.attr.attr,
+	&fragment_size_knob.attr.attr,
+	&fragment_cap_knob.attr.attr,
 	&blocks_attr.attr,
+	&pte_fragments_attr.attr,
 	&block_bytes_attr.attr,
 	&stats_attr.attr,
 	NULL,

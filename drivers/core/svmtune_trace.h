@@ -25,6 +25,7 @@ TRACE_EVENT(svmtune_decide,
 		__field(bool, write)
 		__field(bool, thrashing)
 		__field(u32, granularity)
+		__field(u32, fragment)
 		__field(u32, action)
 		__field(u32, dest)
 		__field(unsigned long, addr)
@@ -37,16 +38,18 @@ TRACE_EVENT(svmtune_decide,
 		__entry->write = fault->write;
 		__entry->thrashing = thrashing;
 		__entry->granularity = decision->granularity;
+		__entry->fragment = decision->fragment;
 		__entry->action = decision->action;
 		__entry->dest = decision->dest;
 		__entry->addr = fault->addr;
 		__entry->start = decision->start;
 		__entry->end = decision->end;
 	),
-	TP_printk("dev=%u %s %s addr=0x%lx window=0x%lx-0x%lx granularity=%u %s dest=%u%s",
+	TP_printk("dev=%u %s %s addr=0x%lx window=0x%lx-0x%lx granularity=%u fragment=%u %s dest=%u%s",
 		  __entry->dev, __entry->cpu ? "cpu" : "gpu",
 		  __entry->write ? "write" : "read", __entry->addr,
 		  __entry->start, __entry->end, __entry->granularity,
+		  __entry->fragment,
 		  __entry->action == SVMTUNE_MIGRATE ? "migrate" : "map-remote",
 		  __entry->dest, __entry->thrashing ? " thrashing" : "")
 );
@@ -104,6 +107,46 @@ TRACE_EVENT(svmtune_thrashing,
 				   { SVMTUNE_THRASH_TRACE_THROTTLED, "throttled" },
 				   { SVMTUNE_THRASH_TRACE_PINNED, "pinned" },
 				   { SVMTUNE_THRASH_TRACE_UNPINNED, "unpinned" }))
+);
+
+/* Device TLB lookups a backend reports (one per access it models). */
+TRACE_EVENT(svmtune_tlb,
+	TP_PROTO(const struct svmtune_device *dev, unsigned long addr, u64 hits,
+		 u64 misses),
+	TP_ARGS(dev, addr, hits, misses),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(unsigned long, addr)
+		__field(u64, hits)
+		__field(u64, misses)
+	),
+	TP_fast_assign(
+		__entry->dev = dev ? dev->id : 0;
+		__entry->addr = addr;
+		__entry->hits = hits;
+		__entry->misses = misses;
+	),
+	TP_printk("dev=%u addr=0x%lx tlb_hits=%llu tlb_misses=%llu",
+		  __entry->dev, __entry->addr, __entry->hits, __entry->misses)
+);
+
+/* Pages a device mapped with one PTE fragment size (log2 bytes). */
+TRACE_EVENT(svmtune_fragments,
+	TP_PROTO(const struct svmtune_device *dev, unsigned int shift,
+		 unsigned long npages),
+	TP_ARGS(dev, shift, npages),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(u32, shift)
+		__field(unsigned long, npages)
+	),
+	TP_fast_assign(
+		__entry->dev = dev ? dev->id : 0;
+		__entry->shift = shift;
+		__entry->npages = npages;
+	),
+	TP_printk("dev=%u fragment=%u pages=%lu",
+		  __entry->dev, __entry->shift, __entry->npages)
 );
 
 #endif /* _SVMTUNE_TRACE_H */

@@ -139,8 +139,11 @@ MODULE_PARM_DESC(tlb_max_fragment,
  * @backing: system pages holding each VRAM page's bytes
  * @touched: per VRAM page: the GPU accessed it since it arrived (or its
  *	waste was already counted)
- * @lock: protects @used, @nfree and @hint
+ * @lock: protects @used, @reserved, @taken, @nfree and @hint
  * @used: per VRAM page: allocated
+ * @reserved: per VRAM page: in a run reserved for a fragment block
+ *	(svmtune_emu_reserve_run()), whether allocated or not
+ * @taken: @used | @reserved: what single pages avoid while they can
  * @nfree: VRAM pages not allocated
  * @hint: where the next single-page search starts
  * @ctx_lock: protects @ctxs; taken outside a context's lock
@@ -157,6 +160,8 @@ struct svmtune_emu_device {
 	unsigned long *touched;
 	spinlock_t lock;
 	unsigned long *used;
+	unsigned long *reserved;
+	unsigned long *taken;
 	unsigned long nfree;
 	unsigned long hint;
 	struct mutex ctx_lock;
@@ -190,6 +195,10 @@ struct svmtune_emu_tlb_entry {
  * @node: on @edev's context list
  * @unpin_seq: moves (under @lock) at each svmtune_emu_unmap_remote(): a
  *	fault that decided to map remotely before it moved decides again
+ * @layout: where each fragment block's VRAM run is: the block's first
+ *	virtual page number -> xa_mk_value(first VRAM index << 5 | log2 bytes
+ *	of the block); a hint (the run may have been taken since), dropped
+ *	when the block is unmapped
  */
 struct svmtune_emu_ctx {
 	struct svmtune_emu_device *edev;
@@ -203,6 +212,7 @@ struct svmtune_emu_ctx {
 	u64 tlb_clock;
 	struct list_head node;
 	unsigned long unpin_seq;
+	struct xarray layout;
 };
 
 /**
@@ -308,7 +318,18 @@ static struct page *svmtune_emu_vram_page(struct svmtune_emu_device *edev,
 	return page;
 }
 
-/* Take a free VRAM page; NULL when VRAM is full. */
+/* Mark VRAM page @idx allocated. edev->lock held. */
+static void svmtune_emu_take(struct svmtune_emu_device *edev, unsigned long idx)
+{
+	__set_bit(idx, edev->used);
+	__set_bit(idx, edev->taken);
+	edev->nfree--;
+}
+
+/*
+ * Take a free VRAM page, outside the runs reserved for fragment blocks
+ * while there is one; NULL when VRAM is full.
+ */
 static struct page *svmtune_emu_alloc_vram(struct svmtune_emu_device *edev)
 {
 	unsigned long idx;
@@ -318,37 +339,86 @@ static struct page *svmtune_emu_alloc_vram(struct svmtune_emu_device *edev)
 		spin_unlock(&edev->lock);
 		return NULL;
 	}
-	idx = find_next_zero_bit(edev->used, edev->npages, edev->hint);
+	idx = find_next_zero_bit(edev->taken, edev->npages, edev->hint);
+	if (idx >= edev->npages)
+		idx = find_first_zero_bit(edev->taken, edev->npages);
 	if (idx >= edev->npages)
 		idx = find_first_zero_bit(edev->used, edev->npages);
-	__set_bit(idx, edev->used);
-	edev->nfree--;
+	svmtune_emu_take(edev, idx);
 	edev->hint = idx + 1;
 	spin_unlock(&edev->lock);
 	return svmtune_emu_vram_page(edev, idx);
 }
 
+/* Take VRAM page @idx if it is free, else any free page; NULL when full. */
+static struct page *svmtune_emu_alloc_vram_at(struct svmtune_emu_device *edev,
+					      unsigned long idx)
+{
+	spin_lock(&edev->lock);
+	if (idx < edev->npages && !test_bit(idx, edev->used)) {
+		svmtune_emu_take(edev, idx);
+		spin_unlock(&edev->lock);
+		return svmtune_emu_vram_page(edev, idx);
+	}
+	spin_unlock(&edev->lock);
+	return svmtune_emu_alloc_vram(edev);
+}
+
 /*
- * Take @n physically contiguous VRAM pages whose first index is a multiple
- * of @align (a power of two), as amdgpu's VRAM manager hands out aligned
- * blocks for a BO; returns the first index, or -1 if there is no such run.
+ * Reserve a run of @n VRAM pages aligned to @n (a power of two) for one
+ * fragment block, as amdgpu's VRAM manager gives a BO aligned, contiguous
+ * blocks: the block's pages go at their offsets in it as they migrate, so
+ * they end contiguous in address order whatever order they came in, and
+ * amdgpu can map them with one PTE fragment. A reservation allocates
+ * nothing: single pages avoid reserved ones while others are free, and a
+ * new run takes pages of older reservations when no unreserved run is
+ * left. Returns the first index, or -1 if no free run is left.
  */
-static long svmtune_emu_alloc_vram_run(struct svmtune_emu_device *edev,
-				       unsigned long n, unsigned long align)
+static long svmtune_emu_reserve_run(struct svmtune_emu_device *edev,
+				    unsigned long n)
 {
 	unsigned long idx;
 
 	spin_lock(&edev->lock);
-	idx = bitmap_find_next_zero_area(edev->used, edev->npages, 0, n,
-					 align - 1);
+	idx = bitmap_find_next_zero_area(edev->taken, edev->npages, 0, n, n - 1);
+	if (idx >= edev->npages)
+		idx = bitmap_find_next_zero_area(edev->used, edev->npages, 0, n,
+						 n - 1);
 	if (idx >= edev->npages) {
 		spin_unlock(&edev->lock);
 		return -1;
 	}
-	bitmap_set(edev->used, idx, n);
-	edev->nfree -= n;
+	bitmap_set(edev->reserved, idx, n);
+	bitmap_set(edev->taken, idx, n);
 	spin_unlock(&edev->lock);
 	return idx;
+}
+
+/* Reservations live in aligned 2 MiB regions of VRAM (the largest fragment). */
+#define SVMTUNE_EMU_RUN_REGION	(SZ_2M >> PAGE_SHIFT)
+
+/*
+ * Free VRAM page @idx. A reserved page stays reserved for its block until
+ * its 2 MiB region of VRAM holds no allocated page: then every
+ * reservation in the region has nothing left in VRAM, and is dropped.
+ * edev->lock held.
+ */
+static void svmtune_emu_give_back(struct svmtune_emu_device *edev,
+				  unsigned long idx)
+{
+	unsigned long first = ALIGN_DOWN(idx, SVMTUNE_EMU_RUN_REGION);
+	unsigned long n = min(SVMTUNE_EMU_RUN_REGION, edev->npages - first);
+
+	__clear_bit(idx, edev->used);
+	edev->nfree++;
+	if (!test_bit(idx, edev->reserved)) {
+		__clear_bit(idx, edev->taken);
+		return;
+	}
+	if (find_next_bit(edev->used, first + n, first) < first + n)
+		return;
+	bitmap_clear(edev->reserved, first, n);
+	bitmap_clear(edev->taken, first, n);
 }
 
 static void svmtune_emu_page_free(struct page *page)
@@ -361,8 +431,7 @@ static void svmtune_emu_page_free(struct page *page)
 		svmtune_account_waste(&edev->core, NULL, 0, 1);
 
 	spin_lock(&edev->lock);
-	__clear_bit(idx, edev->used);
-	edev->nfree++;
+	svmtune_emu_give_back(edev, idx);
 	spin_unlock(&edev->lock);
 }
 
@@ -508,18 +577,43 @@ static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end
 }
 
 /*
- * Migrate the system pages of [start, end), one chunk, inside @vma to VRAM,
- * for decision @d (NULL: an explicit migration). mmap_lock held.
- * @fallback counts pages that could not get VRAM.
+ * The first VRAM index of the run of the fragment block at @base (log2
+ * bytes @frag) in @ctx, reserving one if the block has none yet; -1 if no
+ * run could be had (the pages then go where they fit).
  */
-static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
+static long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
+				     unsigned long base, unsigned int frag)
+{
+	unsigned long n = 1UL << (frag - PAGE_SHIFT);
+	void *entry = xa_load(&ctx->layout, base >> PAGE_SHIFT);
+	long run;
+
+	if (entry && (xa_to_value(entry) & 0x1f) == frag)
+		return xa_to_value(entry) >> 5;
+	run = svmtune_emu_reserve_run(ctx->edev, n);
+	/* Without room for the hint the run still serves this migration. */
+	if (run >= 0)
+		xa_store(&ctx->layout, base >> PAGE_SHIFT,
+			 xa_mk_value((unsigned long)run << 5 | frag),
+			 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return run;
+}
+
+/*
+ * Migrate the system pages of [start, end), one chunk, inside @vma to
+ * @ctx's VRAM, for decision @d (NULL: an explicit migration). mmap_lock
+ * held. @fallback counts pages that could not get VRAM.
+ */
+static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 					      struct vm_area_struct *vma,
 					      unsigned long start, unsigned long end,
 					      const struct svmtune_decision *d,
 					      unsigned long *fallback)
 {
-	unsigned long i, moved, want = 0;
+	struct svmtune_emu_device *edev = ctx->edev;
+	unsigned long i, moved, base = 1, fsize;
 	struct migrate_vma args;
+	unsigned int frag;
 	long run = -1;
 	int ret;
 
@@ -529,28 +623,29 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 		return ret;
 
 	/*
-	 * A whole chunk moving gets physically contiguous VRAM aligned as its
-	 * virtual address (up to 2 MiB), as a KFD range's BO gives its pages
-	 * VRAM offsets that follow their addresses: the PTE fragments amdgpu
-	 * computes then span the chunk. Otherwise pages go where they fit.
+	 * Pages of one fragment block get VRAM at their offsets in the
+	 * block's run (svmtune_emu_reserve_run()), as a KFD range's BO gives
+	 * its pages VRAM offsets that follow their addresses: the PTE
+	 * fragments amdgpu computes can then span the block. At 4 KiB, pages
+	 * go where they fit.
 	 */
-	for (i = 0; i < args.npages; i++)
-		if (args.src[i] & MIGRATE_PFN_MIGRATE)
-			want++;
-	if (want == args.npages && want > 1)
-		run = svmtune_emu_alloc_vram_run(edev, want,
-			min(1UL << __ffs(start >> PAGE_SHIFT |
-					 SVMTUNE_EMU_MIGRATE_CHUNK >> PAGE_SHIFT),
-			    SVMTUNE_EMU_MIGRATE_CHUNK >> PAGE_SHIFT));
+	frag = d ? d->fragment : svmtune_fragment_size_at(ctx->mm, start);
+	fsize = 1UL << frag;
 
 	for (i = 0; i < args.npages; i++) {
 		struct page *spage = migrate_pfn_to_page(args.src[i]);
+		unsigned long addr = start + (i << PAGE_SHIFT);
 		struct page *dpage;
 
 		if (!(args.src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
-		dpage = run >= 0 ? svmtune_emu_vram_page(edev, run + i) :
-				   svmtune_emu_alloc_vram(edev);
+		if (frag > PAGE_SHIFT && ALIGN_DOWN(addr, fsize) != base) {
+			base = ALIGN_DOWN(addr, fsize);
+			run = svmtune_emu_fragment_run(ctx, base, frag);
+		}
+		dpage = run >= 0 ?
+			svmtune_emu_alloc_vram_at(edev, run + ((addr - base) >> PAGE_SHIFT)) :
+			svmtune_emu_alloc_vram(edev);
 		if (!dpage) {
 			(*fallback)++;
 			continue;
@@ -577,8 +672,8 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_device *edev,
 	return moved;
 }
 
-/* Migrate [start, end) to VRAM in chunks, for @d. mmap_lock held. */
-static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
+/* Migrate [start, end) to @ctx's VRAM in chunks, for @d. mmap_lock held. */
+static long svmtune_emu_migrate_to_vram(struct svmtune_emu_ctx *ctx,
 					struct vm_area_struct *vma,
 					unsigned long start, unsigned long end,
 					const struct svmtune_decision *d,
@@ -589,7 +684,7 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_device *edev,
 
 	for (addr = start; addr < end; addr = next) {
 		next = svmtune_emu_chunk_end(addr, end);
-		ret = svmtune_emu_migrate_chunk_to_vram(edev, vma, addr, next,
+		ret = svmtune_emu_migrate_chunk_to_vram(ctx, vma, addr, next,
 							d, fallback);
 		if (ret < 0)
 			return moved ? moved : ret;
@@ -868,6 +963,12 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 	 */
 	if (flush)
 		memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
+	/* Unmapped blocks need no run: drop their layout hints. */
+	if (range->event == MMU_NOTIFY_UNMAP)
+		xa_for_each_range(&ctx->layout, index, entry,
+				  range->start >> PAGE_SHIFT,
+				  (range->end - 1) >> PAGE_SHIFT)
+			xa_erase(&ctx->layout, index);
 	mutex_unlock(&ctx->lock);
 	return true;
 }
@@ -920,13 +1021,15 @@ static int svmtune_emu_break_cow(struct svmtune_emu_ctx *ctx, unsigned long addr
  * (system pages never form fragments: amdgpu_vm_pte_fragment() gives them
  * 0); in each run, from its first page on, the largest power of two that
  * the page number's alignment and the rest of the run allow, at most 31
- * (amdgpu_vm_pte_fragment(), max_frag on gfx9 and later). Fragments are
- * per update: pages mapped in separate updates never share one, even
- * where they are contiguous.
+ * (amdgpu_vm_pte_fragment(), max_frag on gfx9 and later) and at most
+ * @max_frag (the engine's fragment cap, log2 pages). Fragments are per
+ * update: pages mapped in separate updates never share one, even where
+ * they are contiguous.
  */
 static void svmtune_emu_fragments(struct svmtune_emu_ctx *ctx,
 				  unsigned long start, const unsigned long *hmm_pfns,
-				  unsigned long npages, u8 *frag)
+				  unsigned long npages, unsigned int max_frag,
+				  u8 *frag)
 {
 	unsigned long i = 0, j, vpn0 = start >> PAGE_SHIFT;
 
@@ -955,7 +1058,7 @@ static void svmtune_emu_fragments(struct svmtune_emu_ctx *ctx,
 					       vpn ? __ffs(vpn) : 31,
 					       fls64(j - i) - 1);
 
-			f = min(f, 31U);
+			f = min3(f, 31U, max_frag);
 			memset(frag + i, f, 1UL << f);
 			i += 1UL << f;
 		}
@@ -971,8 +1074,9 @@ static void svmtune_emu_fragments(struct svmtune_emu_ctx *ctx,
  * (for write if @write) and the others map if present, so a remote 4 KiB
  * read in a 2 MiB window neither populates nor dirties 511 more pages of
  * system memory. Pages in this device's VRAM map locally, others
- * remotely. Counts in @retries the walks that started over because pages
- * of the window changed. Returns how many pages were mapped remotely, or
+ * remotely, with PTE fragments of at most @max_frag (log2 bytes). Counts
+ * in @retries the walks that started over because pages of the window
+ * changed. Returns how many pages were mapped remotely, or
  * an error: -EBUSY when the pages kept changing for
  * HMM_RANGE_DEFAULT_TIMEOUT (the access faults again, with a new
  * decision), -EINTR on a fatal signal.
@@ -980,11 +1084,14 @@ static void svmtune_emu_fragments(struct svmtune_emu_ctx *ctx,
 static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 			    unsigned long end, unsigned long fault_addr,
 			    bool write, bool populate, unsigned int shift,
-			    unsigned long unpin_seq, u64 *retries)
+			    unsigned int max_frag, unsigned long unpin_seq,
+			    u64 *retries)
 {
 	unsigned long npages = (end - start) >> PAGE_SHIFT, i, remote;
 	unsigned long fault_idx = (fault_addr - start) >> PAGE_SHIFT;
 	unsigned long timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	/* Pages newly mapped, by PTE fragment (log2 pages), for the engine. */
+	unsigned int mapped[SVMTUNE_NR_FRAGMENT_SIZES] = { 0 };
 	struct svmtune_emu_walk walk;
 	unsigned long fault_pfn = 0;
 	u8 *frag;
@@ -1089,7 +1196,8 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	}
 
 	remote = 0;
-	svmtune_emu_fragments(ctx, start, range.hmm_pfns, npages, frag);
+	svmtune_emu_fragments(ctx, start, range.hmm_pfns, npages,
+			      max_frag - PAGE_SHIFT, frag);
 	for (i = 0; i < npages; i++) {
 		unsigned long hpfn = range.hmm_pfns[i], flags = 0, pte;
 		unsigned long index = (start >> PAGE_SHIFT) + i;
@@ -1112,11 +1220,15 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 				      GFP_NOWAIT | __GFP_NOWARN));
 		if (ret)
 			break;
+		mapped[frag[i]]++;
 		if (!(flags & PTE_LOCAL))
 			remote++;
 	}
 	svmtune_emu_walk_end_locked(&walk);
 	mutex_unlock(&ctx->lock);
+	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
+		svmtune_account_fragments(&ctx->edev->core, PAGE_SHIFT + i,
+					  mapped[i]);
 	if (!ret)
 		ret = remote;
 	goto out_free;
@@ -1247,7 +1359,7 @@ static long svmtune_emu_migrate_again(struct svmtune_emu_ctx *ctx,
 	mmap_read_lock(ctx->mm);
 	vma = vma_lookup(ctx->mm, addr);
 	if (vma && vma->vm_start <= d->start && d->end <= vma->vm_end)
-		ret = svmtune_emu_migrate_to_vram(ctx->edev, vma, d->start,
+		ret = svmtune_emu_migrate_to_vram(ctx, vma, d->start,
 						  d->end, d, fallback);
 	mmap_read_unlock(ctx->mm);
 	return ret;
@@ -1298,7 +1410,7 @@ again:
 	}
 	here = d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id;
 	if (here) {
-		ret = svmtune_emu_migrate_to_vram(edev, vma, d.start, d.end,
+		ret = svmtune_emu_migrate_to_vram(ctx, vma, d.start, d.end,
 						  &d, &result.fallback);
 		if (ret > 0)
 			result.to_device = ret;
@@ -1338,13 +1450,15 @@ again:
 		svmtune_emu_peer_begin(&pf, edev, addr & PAGE_MASK,
 				       (addr & PAGE_MASK) + PAGE_SIZE);
 	ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
-			      d.granularity, unpin_seq, &tally->retries);
+			      d.granularity, d.fragment_cap, unpin_seq,
+			      &tally->retries);
 	if (ret >= 0 && here && pf.bridged) {
 		ret = svmtune_emu_migrate_again(ctx, addr, &d, &result.fallback);
 		if (ret > 0)
 			result.to_device += ret;
 		ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
-				      d.granularity, unpin_seq, &tally->retries);
+				      d.granularity, d.fragment_cap, unpin_seq,
+				      &tally->retries);
 	}
 	svmtune_emu_peer_end(&pf);
 	if (ret >= 0)
@@ -1554,7 +1668,7 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 		}
 		next = min(end, vma->vm_end);
 		if (arg->dest == SVMTUNE_EMU_TO_DEVICE) {
-			n = svmtune_emu_migrate_to_vram(edev, vma, addr, next,
+			n = svmtune_emu_migrate_to_vram(ctx, vma, addr, next,
 							NULL, &result.fallback);
 			if (n > 0)
 				result.to_device += n;
@@ -1734,6 +1848,7 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 	}
 	mutex_init(&ctx->lock);
 	xa_init(&ctx->pt);
+	xa_init_flags(&ctx->layout, XA_FLAGS_ACCOUNT);
 	INIT_LIST_HEAD(&ctx->walks);
 	ret = mmu_interval_notifier_insert(&ctx->notifier, current->mm, 0,
 					   ULONG_MAX & PAGE_MASK,
@@ -1761,6 +1876,7 @@ static int svmtune_emu_release(struct inode *inode, struct file *file)
 	mutex_unlock(&ctx->edev->ctx_lock);
 	mmu_interval_notifier_remove(&ctx->notifier);
 	xa_destroy(&ctx->pt);
+	xa_destroy(&ctx->layout);
 	mmdrop(ctx->mm);
 	kfree(ctx->tlb);
 	kfree(ctx);
@@ -1916,6 +2032,8 @@ static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
 	kvfree(edev->backing);
 	bitmap_free(edev->touched);
 	bitmap_free(edev->used);
+	bitmap_free(edev->reserved);
+	bitmap_free(edev->taken);
 }
 
 static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
@@ -1932,7 +2050,10 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->backing = kvcalloc(edev->npages, sizeof(*edev->backing), GFP_KERNEL);
 	edev->touched = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->used = bitmap_zalloc(edev->npages, GFP_KERNEL);
-	if (!edev->backing || !edev->touched || !edev->used) {
+	edev->reserved = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	edev->taken = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	if (!edev->backing || !edev->touched || !edev->used || !edev->reserved ||
+	    !edev->taken) {
 		ret = -ENOMEM;
 		goto err_free_mem;
 	}
@@ -1969,6 +2090,7 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->core.ops = &svmtune_emu_core_ops;
 	edev->core.reports_use = true;
 	edev->core.throttles = true;
+	edev->core.caps_fragments = true;
 	ret = svmtune_device_register(&edev->core);
 	if (ret)
 		goto err_memunmap;

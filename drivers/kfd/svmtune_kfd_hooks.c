@@ -1068,6 +1068,8 @@ static void svmtune_kfd_update_ptes(void *data, struct amdgpu_vm_update_params *
 	    end <= start)
 		return;
 	atomic64_add(end - start, &svmtune_kfd_fragment_ptes[(flags >> 7) & 0x1f]);
+	svmtune_account_fragments(svmtune_kfd_dev,
+				  PAGE_SHIFT + ((flags >> 7) & 0x1f), end - start);
 }
 
 static struct tracepoint *svmtune_kfd_tp;

@@ -66,6 +66,9 @@ enum svmtune_counter {
 	SVMTUNE_NR_COUNTERS,
 };
 
+/* PTE fragment sizes a histogram tells apart: 4 KiB << 0..31 (amdgpu's 5 bits). */
+#define SVMTUNE_NR_FRAGMENT_SIZES	32
+
 /**
  * struct svmtune_device - one device as the engine knows it
  * @name: set by the backend before registering; shown to user space
@@ -79,8 +82,14 @@ enum svmtune_counter {
  *	(it can make a fault wait where it decides). Without it the engine
  *	never throttles the device's faults: thrashing "remote" pins at the
  *	first detection, "throttle" only detects.
+ * @caps_fragments: set by the backend if it limits the PTE fragments it
+ *	maps to &svmtune_decision.fragment_cap itself. Without it the engine
+ *	keeps each device fault's window within one aligned block of the cap
+ *	(a page-table update never forms a fragment larger than itself).
  * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
  * @counters: what happened on this device, updated by the engine
+ * @fragment_pages: 4 KiB pages the device mapped with a PTE fragment of
+ *	4 KiB << i, as the backend reports (svmtune_account_fragments())
  * @node: on the engine's device list
  * @lru_lock: the engine's: protects @lru
  * @lru: the engine's: 2 MiB blocks with pages in this device's memory,
@@ -92,8 +101,10 @@ struct svmtune_device {
 	const struct svmtune_device_ops *ops;
 	bool reports_use;
 	bool throttles;
+	bool caps_fragments;
 	u32 id;
 	atomic64_t counters[SVMTUNE_NR_COUNTERS];
+	atomic64_t fragment_pages[SVMTUNE_NR_FRAGMENT_SIZES];
 	struct list_head node;
 	spinlock_t lru_lock;
 	struct list_head lru;
@@ -163,6 +174,12 @@ enum svmtune_action {
  *	&svmtune_fault.retried set; a CPU fault: then serves this decision).
  *	A backend that cannot wait where it decides (svmtune_kfd's probe)
  *	serves the fault at once.
+ * @fragment: the fragment size in effect at the fault, log2 bytes: the
+ *	backend gives the pages of each aligned block of this size that
+ *	migrate to a device contiguous device memory in address order,
+ *	where it can (12: no such layout)
+ * @fragment_cap: the largest PTE fragment the backend may map, log2 bytes
+ *	(see &svmtune_device.caps_fragments)
  */
 struct svmtune_decision {
 	enum svmtune_action action;
@@ -173,6 +190,8 @@ struct svmtune_decision {
 	unsigned long fault_end;
 	unsigned int granularity;
 	u64 throttle_ns;
+	unsigned int fragment;
+	unsigned int fragment_cap;
 };
 
 /**
@@ -210,6 +229,8 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 			     unsigned long addr);
 void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
 			 unsigned long addr, u64 hits, u64 misses);
+void svmtune_account_fragments(struct svmtune_device *dev, unsigned int shift,
+				unsigned long npages);
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
 			     unsigned long addr, unsigned long npages);
 
@@ -229,6 +250,7 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 			  unsigned long start, unsigned long end,
 			  struct svmtune_evict *victim);
 unsigned int svmtune_default_granularity(struct mm_struct *mm);
+unsigned int svmtune_fragment_size_at(struct mm_struct *mm, unsigned long addr);
 
 /**
  * struct svmtune_explicit_policy - the policy a process set for an address

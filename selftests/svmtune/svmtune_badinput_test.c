@@ -734,8 +734,36 @@ FIXTURE_VARIANT_ADD(uapi, version_reserved0) {
 FIXTURE_VARIANT_ADD(uapi, version_reserved1) {
 	I_VERSION, H_NONE, EINVAL, { M(VE, reserved[1], V_NUM, 1ULL << 63) }
 };
-FIXTURE_VARIANT_ADD(uapi, set_policy_reserved0) {
-	I_SET_POLICY, H_NONE, EINVAL, { M(RP, reserved0, V_NUM, 1) }
+FIXTURE_VARIANT_ADD(uapi, set_policy_out_eff_fragment) {
+	I_SET_POLICY, H_NONE, EINVAL, { M(RP, eff_fragment, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_without_its_set_bit) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_ACCESS), M(RP, fragment, V_NUM, 21) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_below_4k) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(RP, fragment, V_NUM, 11) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_above_2m) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(RP, fragment, V_NUM, 22) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_all_ones) {
+	I_SET_POLICY, H_NONE, EINVAL,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(RP, fragment, V_NUM, ~0u) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_4k) {
+	I_SET_POLICY, H_NONE, 0,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(RP, fragment, V_NUM, 12) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_2m) {
+	I_SET_POLICY, H_NONE, 0,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(RP, fragment, V_NUM, 21) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_policy_fragment_unset) {
+	I_SET_POLICY, H_NONE, 0,
+	{ M(RP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(RP, fragment, V_NUM, 0) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_policy_reserved_0) {
 	I_SET_POLICY, H_NONE, EINVAL, { M(RP, reserved, V_NUM, 1) }
@@ -760,8 +788,11 @@ FIXTURE_VARIANT_ADD(uapi, set_policy_thrashing_opt_out) {
 	{ M(RP, set, V_NUM, SVMTUNE_POLICY_THRASHING),
 	  M(RP, thrashing, V_NUM, SVMTUNE_THRASH_OPT_OUT) }
 };
-FIXTURE_VARIANT_ADD(uapi, get_policy_reserved0) {
-	I_GET_POLICY, H_NONE, EINVAL, { M(RP, reserved0, V_NUM, 1) }
+FIXTURE_VARIANT_ADD(uapi, get_policy_in_fragment) {
+	I_GET_POLICY, H_NONE, EINVAL, { M(RP, fragment, V_NUM, 21) }
+};
+FIXTURE_VARIANT_ADD(uapi, get_policy_out_eff_fragment) {
+	I_GET_POLICY, H_NONE, EINVAL, { M(RP, eff_fragment, V_NUM, ~0u) }
 };
 FIXTURE_VARIANT_ADD(uapi, get_policy_reserved_0) {
 	I_GET_POLICY, H_NONE, EINVAL, { M(RP, reserved, V_NUM, 1) }
@@ -778,8 +809,25 @@ FIXTURE_VARIANT_ADD(uapi, set_process_reserved_0) {
 FIXTURE_VARIANT_ADD(uapi, set_process_reserved_1) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[1], V_NUM, 1) }
 };
-FIXTURE_VARIANT_ADD(uapi, set_process_reserved0) {
-	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, reserved0, V_NUM, ~0u) }
+FIXTURE_VARIANT_ADD(uapi, set_process_fragment_without_its_set_bit) {
+	I_SET_PROCESS, H_NONE, EINVAL,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_ACCESS), M(PP, fragment, V_NUM, 16) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_fragment_below_4k) {
+	I_SET_PROCESS, H_NONE, EINVAL,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(PP, fragment, V_NUM, 1) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_fragment_above_2m) {
+	I_SET_PROCESS, H_NONE, EINVAL,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(PP, fragment, V_NUM, 30) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_fragment_all_ones) {
+	I_SET_PROCESS, H_NONE, EINVAL,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(PP, fragment, V_NUM, ~0u) }
+};
+FIXTURE_VARIANT_ADD(uapi, set_process_fragment_64k) {
+	I_SET_PROCESS, H_NONE, 0,
+	{ M(PP, set, V_NUM, SVMTUNE_POLICY_FRAGMENT), M(PP, fragment, V_NUM, 16) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_process_thrashing_without_its_set_bit) {
 	I_SET_PROCESS, H_NONE, EINVAL,
@@ -800,8 +848,8 @@ FIXTURE_VARIANT_ADD(uapi, get_process_reserved_0) {
 FIXTURE_VARIANT_ADD(uapi, get_process_reserved_1) {
 	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, reserved[1], V_NUM, 1) }
 };
-FIXTURE_VARIANT_ADD(uapi, get_process_reserved0) {
-	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, reserved0, V_NUM, 1) }
+FIXTURE_VARIANT_ADD(uapi, get_process_in_fragment) {
+	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, fragment, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, get_process_in_thrashing) {
 	I_GET_PROCESS, H_NONE, EINVAL, { M(PP, thrashing, V_NUM, 1) }
@@ -986,7 +1034,7 @@ FIXTURE_VARIANT_ADD(uapi, set_policy_set_none) {
 	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, 0) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_policy_set_unknown_bit) {
-	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, 1u << 4) }
+	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, 1u << 5) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_policy_set_all_ones) {
 	I_SET_POLICY, H_NONE, EINVAL, { M(RP, set, V_NUM, ~0u) }
@@ -1063,7 +1111,7 @@ FIXTURE_VARIANT_ADD(uapi, set_process_set_none) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, 0) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_process_set_unknown_bit) {
-	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, 1u << 4) }
+	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, 1u << 5) }
 };
 FIXTURE_VARIANT_ADD(uapi, set_process_set_all_ones) {
 	I_SET_PROCESS, H_NONE, EINVAL, { M(PP, set, V_NUM, ~0u) }
@@ -2486,6 +2534,124 @@ FIXTURE_VARIANT_ADD(knob, fragment_auto_leading_zero_is_decimal) {
 };
 FIXTURE_VARIANT_ADD(knob, fragment_auto_word_on) {
 	"fragment_auto", "on", 0, false, EINVAL, NULL
+};
+/* Fragment sizes: a power of two, 4K to 2M (fragment_size) or 1G (fragment_cap). */
+FIXTURE_VARIANT_ADD(knob, fragment_size_empty_line) {
+	"fragment_size", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_leading_space) {
+	"fragment_size", " 64K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_trailing_space) {
+	"fragment_size", "64K ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_two_newlines) {
+	"fragment_size", "64K\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_embedded_nul) {
+	"fragment_size", "64K\0002M", 6, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_negative) {
+	"fragment_size", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_longer_than_a_page) {
+	"fragment_size", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_zero) {
+	"fragment_size", "0", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_not_power_of_two) {
+	"fragment_size", "96K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_below_4k) {
+	"fragment_size", "2K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_hex) {
+	"fragment_size", "0x10000", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_plus_sign) {
+	"fragment_size", "+64K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_overflow) {
+	"fragment_size", "99999999999999999999999K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_log2_number_is_not_a_size) {
+	"fragment_size", "21", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_bytes_page) {
+	"fragment_size", "4096", 0, false, 0, "4K\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_good_with_newline) {
+	"fragment_size", "64K\n", 0, false, 0, "64K\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_lowercase_suffix) {
+	"fragment_size", "2m", 0, false, 0, "2M\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_above_2m) {
+	"fragment_size", "4M", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_size_1g) {
+	"fragment_size", "1G", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_empty_line) {
+	"fragment_cap", "\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_leading_space) {
+	"fragment_cap", " 64K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_trailing_space) {
+	"fragment_cap", "64K ", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_two_newlines) {
+	"fragment_cap", "64K\n\n", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_embedded_nul) {
+	"fragment_cap", "64K\0002M", 6, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_negative) {
+	"fragment_cap", "-1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_longer_than_a_page) {
+	"fragment_cap", "1", 3 * PAGE, true, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_zero) {
+	"fragment_cap", "0", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_not_power_of_two) {
+	"fragment_cap", "96K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_below_4k) {
+	"fragment_cap", "2K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_hex) {
+	"fragment_cap", "0x10000", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_plus_sign) {
+	"fragment_cap", "+64K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_overflow) {
+	"fragment_cap", "99999999999999999999999K", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_log2_number_is_not_a_size) {
+	"fragment_cap", "21", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_bytes_page) {
+	"fragment_cap", "4096", 0, false, 0, "4K\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_good_with_newline) {
+	"fragment_cap", "64K\n", 0, false, 0, "64K\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_lowercase_suffix) {
+	"fragment_cap", "2m", 0, false, 0, "2M\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_4m) {
+	"fragment_cap", "4M", 0, false, 0, "4M\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_1g) {
+	"fragment_cap", "1G", 0, false, 0, "1G\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_cap_above_1g) {
+	"fragment_cap", "2G", 0, false, EINVAL, NULL
 };
 /* The block-state gauges are read-only. */
 FIXTURE_VARIANT_ADD(knob, blocks_read_only) { "blocks", "0", 0, false, EACCES, NULL };

@@ -113,7 +113,7 @@ struct fuzz {
 	unsigned long mismatches;
 	unsigned long unexpected;
 	unsigned long errnos[256];
-	char knobs[3][64];
+	char knobs[5][64]; /* saved_knobs */
 };
 
 /* xorshift64*: the next number of the sequence in @state (never 0). */
@@ -644,16 +644,25 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 		static const char *const pol[] = { "fixed", "adaptive" };
 		static const char *const thr[] = { "off", "detect", "remote",
 						   "throttle" };
+		static const char *const frag[] = { "4K", "64K", "2M" };
 
 		if (geteuid() != 0)
 			break;
-		switch (below(f, 3)) {
+		switch (below(f, 5)) {
 		case 0:
 			err = svmtune_write_sysfs("granularity",
 						  gran[below(f, 4)]);
 			break;
 		case 1:
 			err = svmtune_write_sysfs("policy", pol[below(f, 2)]);
+			break;
+		case 2:
+			err = svmtune_write_sysfs("fragment_size",
+						  frag[below(f, 3)]);
+			break;
+		case 3:
+			err = svmtune_write_sysfs("fragment_auto",
+						  below(f, 2) ? "1" : "0");
 			break;
 		default:
 			err = svmtune_write_sysfs("thrashing",
@@ -694,8 +703,8 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 	return v && *v ? strtoul(v, NULL, 0) : def;
 }
 
-static const char *const saved_knobs[] = { "granularity", "policy",
-					   "thrashing" };
+static const char *const saved_knobs[] = { "granularity", "policy", "thrashing",
+					   "fragment_size", "fragment_auto" };
 
 TEST(seeded_mix_against_shadow)
 {
@@ -728,7 +737,7 @@ TEST(seeded_mix_against_shadow)
 	/* Big enough for a GPU span and for a whole region. */
 	f->tmp = malloc(MAX_REGION);
 	ASSERT_NE(NULL, f->tmp);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
 		ASSERT_EQ(0, svmtune_read_sysfs(saved_knobs[i], f->knobs[i],
 						sizeof(f->knobs[i])));
 	for (i = 0; i < NREGIONS; i++)
@@ -759,7 +768,7 @@ TEST(seeded_mix_against_shadow)
 		verify(f, r, 0, (unsigned char *)r->addr, r->size,
 		       "final cpu read");
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
 		svmtune_write_sysfs(saved_knobs[i], f->knobs[i]);
 
 	printf("# %lu operations:", done);

@@ -261,7 +261,7 @@ TEST_F(policy, bad_policy_values_einval)
 	EXPECT_EQ(-EINVAL,
 		  svmtune_set_policy(self->fd, self->buf, PAGE, 0, 16, 0, 0));
 	EXPECT_EQ(-EINVAL, svmtune_set_policy(self->fd, self->buf, PAGE,
-					      1u << 4, 16, 0, 0));
+					      1u << 5, 16, 0, 0));
 	EXPECT_EQ(-EINVAL,
 		  svmtune_set_policy(self->fd, self->buf, PAGE,
 				     SVMTUNE_POLICY_GRANULARITY, 11, 0, 0));

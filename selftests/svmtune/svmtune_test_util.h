@@ -139,6 +139,8 @@ static const char *const svmtune_policy_knobs[] = {
 	"prefetch_threshold",
 	"evict_when_full",
 	"fragment_auto",
+	"fragment_size",
+	"fragment_cap",
 	"adaptive_max_granularity",
 	"adaptive_min_granularity",
 };

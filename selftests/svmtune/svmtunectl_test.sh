@@ -35,8 +35,8 @@ done
 stack=$(awk '/\[stack\]/ { split($1, r, "-"); print "0x" r[1] }' /proc/$pid/maps)
 
 echo "TAP version 13"
-echo "1..10"
-check version sh -c "'$ctl' version | grep -qx 'svmtune 0.3.0'"
+echo "1..11"
+check version sh -c "'$ctl' version | grep -qx 'svmtune 0.4.0'"
 check devices_lists_the_emulated_gpu sh -c "'$ctl' devices | grep -q ' svmtune_emu0 '"
 check set_then_get_range_policy sh -c "'$ctl' set $pid $stack 4K granularity=64K access=remote &&
 	'$ctl' get $pid $stack 4K | grep -qx 'granularity 64K' &&
@@ -51,6 +51,14 @@ check process_defaults sh -c "'$ctl' defaults $pid granularity=128K location=sys
 	'$ctl' defaults $pid | grep -qx 'granularity 128K' &&
 	'$ctl' defaults $pid | grep -qx 'location system' &&
 	'$ctl' get $pid $stack 4K | grep -qx 'effective_location system'"
+check fragment_per_range_and_default sh -c "'$ctl' set $pid $stack 4K fragment=64K &&
+	'$ctl' get $pid $stack 4K | grep -qx 'fragment 64K' &&
+	'$ctl' get $pid $stack 4K | grep -qx 'effective_fragment 64K' &&
+	'$ctl' defaults $pid fragment=4K &&
+	'$ctl' defaults $pid | grep -qx 'fragment 4K' &&
+	'$ctl' set $pid $stack 4K fragment=unset &&
+	'$ctl' get $pid $stack 4K | grep -qx 'effective_fragment 4K' &&
+	'$ctl' set $pid $stack 4K fragment=4M; [ \$? = 1 ]"
 check stats_of_device_and_process sh -c "'$ctl' stats device 1 | grep -q '^gpu_faults ' &&
 	'$ctl' stats process $pid | grep -q '^waste_pages '"
 check bad_usage_exits_2 sh -c "'$ctl' set $pid $stack; [ \$? = 2 ] &&

@@ -34,11 +34,13 @@ static void print_help(FILE *out)
 		"                          location=system|unset|DEVICE_ID\n"
 		"                          access=migrate|remote|read-mostly|unset\n"
 		"                          thrashing=opt-out|track|unset\n"
+		"                          fragment=4K..2M|unset\n"
 		"  defaults PID [FIELD=VALUE...]\n"
 		"                        show, or set, the process defaults of PID\n"
 		"  help                  this text\n"
 		"\n"
-		"Numbers may be decimal or 0x-hex; SIZE and granularity take K, M, G.\n"
+		"Numbers may be decimal or 0x-hex; SIZE, granularity and fragment take\n"
+		"K, M, G.\n"
 		"Another process than the caller's: only one of the same user, or with\n"
 		"CAP_SYS_PTRACE (the access ptrace would need).\n"
 		"Exit status: 0 on success, 1 on error, 2 on bad usage.\n");
@@ -174,7 +176,8 @@ static void print_access(const char *label, uint32_t access)
 
 /* Parse FIELD=VALUE arguments into set bits and values. */
 static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
-			uint32_t *loc, uint32_t *access, uint32_t *thrashing)
+			uint32_t *loc, uint32_t *access, uint32_t *thrashing,
+			uint32_t *fragment)
 {
 	int i;
 
@@ -218,6 +221,15 @@ static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
 			if (t < 0)
 				goto bad;
 			*thrashing = t;
+		} else if (!strcmp(argv[i], "fragment")) {
+			*set |= SVMTUNE_POLICY_FRAGMENT;
+			if (!strcmp(val, "unset")) {
+				*fragment = SVMTUNE_FRAGMENT_UNSET;
+				continue;
+			}
+			if (parse_num(val, &v) || !v || (v & (v - 1)))
+				goto bad;
+			*fragment = __builtin_ctzll(v);
 		} else {
 			goto bad;
 		}
@@ -347,6 +359,8 @@ static int cmd_get(int argc, char **argv)
 	print_access("effective_access", p.eff_access);
 	print_thrashing("thrashing", p.thrashing);
 	print_thrashing("effective_thrashing", p.eff_thrashing);
+	print_granularity("fragment", p.fragment);
+	print_granularity("effective_fragment", p.eff_fragment);
 	return 0;
 }
 
@@ -357,7 +371,8 @@ static int cmd_set(int argc, char **argv)
 	if (argc < 4 || parse_span(argv, &p))
 		return 2;
 	if (parse_fields(argc - 3, argv + 3, &p.set, &p.granularity,
-			 &p.preferred_loc, &p.access, &p.thrashing))
+			 &p.preferred_loc, &p.access, &p.thrashing,
+			 &p.fragment))
 		return 2;
 	return svm_ioctl(SVMTUNE_IOC_SET_POLICY, &p, "SVMTUNE_IOC_SET_POLICY");
 }
@@ -371,7 +386,8 @@ static int cmd_defaults(int argc, char **argv)
 		return 2;
 	if (argc > 1) {
 		if (parse_fields(argc - 1, argv + 1, &pp.set, &pp.granularity,
-				 &pp.preferred_loc, &pp.access, &pp.thrashing))
+				 &pp.preferred_loc, &pp.access, &pp.thrashing,
+				 &pp.fragment))
 			return 2;
 		return svm_ioctl(SVMTUNE_IOC_SET_PROCESS_POLICY, &pp,
 				 "SVMTUNE_IOC_SET_PROCESS_POLICY");
@@ -383,6 +399,7 @@ static int cmd_defaults(int argc, char **argv)
 	print_location("location", pp.preferred_loc);
 	print_access("access", pp.access);
 	print_thrashing("thrashing", pp.thrashing);
+	print_granularity("fragment", pp.fragment);
 	return 0;
 }
 

@@ -16,7 +16,7 @@
 #include <linux/types.h>
 
 #define SVMTUNE_VERSION_MAJOR	0
-#define SVMTUNE_VERSION_MINOR	3
+#define SVMTUNE_VERSION_MINOR	4
 #define SVMTUNE_VERSION_PATCH	0
 
 /* ioctl type, listed as free in Documentation/userspace-api/ioctl/ioctl-number.rst */
@@ -51,6 +51,8 @@ struct svmtune_version {
 #define SVMTUNE_FEATURE_TLB_COUNTERS	(1ULL << 4)	/* tlb_hits, tlb_misses */
 /* Per-chunk thrashing mitigation, policy field thrashing, svmtune_mitigations */
 #define SVMTUNE_FEATURE_THRASHING	(1ULL << 5)
+/* Fragment size policy field fragment, eff_fragment (since 0.4) */
+#define SVMTUNE_FEATURE_FRAGMENT	(1ULL << 6)
 
 /*
  * Memory locations, for preferred_loc. Devices are numbered from 1 in the
@@ -83,15 +85,27 @@ struct svmtune_version {
 #define SVMTUNE_THRASH_OPT_OUT		1	/* never tracked, throttled or pinned */
 #define SVMTUNE_THRASH_TRACK		2	/* tracked, as the global knob says */
 
+/*
+ * Fragment size (since 0.4), as log2 of bytes: 12 (4 KiB) to 21 (2 MiB).
+ * The block whose device memory is laid out contiguously, in the order of
+ * its addresses, so that the device can map it with one PTE fragment (one
+ * TLB entry); 12 seeks no contiguity. 0 means unset: inherit.
+ */
+#define SVMTUNE_FRAGMENT_UNSET	0u
+#define SVMTUNE_FRAGMENT_MIN	12u
+#define SVMTUNE_FRAGMENT_MAX	21u
+
 /* Bits of the set field: which policy fields a SET ioctl changes. */
 #define SVMTUNE_POLICY_GRANULARITY	(1u << 0)
 #define SVMTUNE_POLICY_PREFERRED_LOC	(1u << 1)
 #define SVMTUNE_POLICY_ACCESS		(1u << 2)
 #define SVMTUNE_POLICY_THRASHING	(1u << 3)	/* since 0.3 */
+#define SVMTUNE_POLICY_FRAGMENT		(1u << 4)	/* since 0.4 */
 #define SVMTUNE_POLICY_ALL		(SVMTUNE_POLICY_GRANULARITY | \
 					 SVMTUNE_POLICY_PREFERRED_LOC | \
 					 SVMTUNE_POLICY_ACCESS | \
-					 SVMTUNE_POLICY_THRASHING)
+					 SVMTUNE_POLICY_THRASHING | \
+					 SVMTUNE_POLICY_FRAGMENT)
 
 /**
  * struct svmtune_range_policy - argument of %SVMTUNE_IOC_SET_POLICY and
@@ -119,9 +133,14 @@ struct svmtune_version {
  * @thrashing: in/out: SVMTUNE_THRASH_* (since 0.3; was reserved, zero)
  * @eff_thrashing: out (GET): %SVMTUNE_THRASH_OPT_OUT or
  *	%SVMTUNE_THRASH_TRACK, in effect at @start
- * @reserved0: must be zero
+ * @fragment: in/out: log2 bytes (SVMTUNE_FRAGMENT_MIN to _MAX) or
+ *	%SVMTUNE_FRAGMENT_UNSET (since 0.4; was @reserved0, zero); must be
+ *	zero when SET does not set %SVMTUNE_POLICY_FRAGMENT
+ * @eff_fragment: out (GET): the fragment size in effect at @start, at
+ *	most the global ``fragment_cap`` (since 0.4; was part of @reserved)
  * @reserved: must be zero (until 0.3, @reserved was two words from
- *	@thrashing on, and @thrashing was @reserved0)
+ *	@thrashing on, and @thrashing was @reserved0; until 0.4, @reserved
+ *	was a __u32 @reserved0 and a __u64 @reserved)
  *
  * SET applies the chosen fields to every page of [@start, @start + @size);
  * GET reports what was set at @start (UNSET where nothing was) and what is
@@ -142,8 +161,9 @@ struct svmtune_range_policy {
 	__u32 eff_access;
 	__u32 thrashing;
 	__u32 eff_thrashing;
-	__u32 reserved0;
-	__u64 reserved;
+	__u32 fragment;
+	__u32 eff_fragment;
+	__u32 reserved;
 };
 
 #define SVMTUNE_IOC_SET_POLICY	_IOW(SVMTUNE_IOC_MAGIC, 0x01, struct svmtune_range_policy)
@@ -162,7 +182,8 @@ struct svmtune_range_policy {
  * @preferred_loc: in/out
  * @access: in/out
  * @thrashing: in/out: SVMTUNE_THRASH_* (since 0.3; was reserved, zero)
- * @reserved0: must be zero
+ * @fragment: in/out, as in struct svmtune_range_policy (since 0.4; was
+ *	@reserved0, zero)
  * @reserved: must be zero
  */
 struct svmtune_process_policy {
@@ -173,7 +194,7 @@ struct svmtune_process_policy {
 	__u32 preferred_loc;
 	__u32 access;
 	__u32 thrashing;
-	__u32 reserved0;
+	__u32 fragment;
 	__u64 reserved[2];
 };
 

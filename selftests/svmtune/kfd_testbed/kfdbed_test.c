@@ -1158,8 +1158,10 @@ static void *concurrent_reader(void *p)
  * block, prefetch off and fragment_auto on: the fault that completes it
  * has KFD map the whole block in one update, which amdgpu writes as 2 MiB
  * fragments (512 pages in svmtune_kfd's fragment histogram) where the
- * first block's 32 windows were 64 KiB fragments. The GPU reads the CPU's
- * data throughout.
+ * first block's 32 windows were 64 KiB fragments. A fourth block, 2 MiB
+ * windows under fragment_cap 64K: amdgpu forms fragments as large as each
+ * update, so the engine keeps each window in one 64 KiB block: 32 faults,
+ * 64 KiB fragments only. The GPU reads the CPU's data throughout.
  */
 static int prefetch_test(void)
 {
@@ -1169,13 +1171,13 @@ static int prefetch_test(void)
 	long long attached = kfd_stat("processes_attached");
 	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
 	int ctl = open("/dev/svmtune", O_RDWR);
-	unsigned long long faults[3] = { 0 }, vram[3], pf[3];
-	long long frag64[3], frag2m[3];
+	unsigned long long faults[4] = { 0 }, vram[4], pf[4];
+	long long frag64[4], frag2m[4];
 	struct kfd_ioctl_svm_attribute attr[1];
 	struct svmtune_counters c0, c1;
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdbed_access_args a;
-	uint32_t gpu, dev, *host, *blk[3];
+	uint32_t gpu, dev, *host, *blk[4];
 	const size_t n = SZ_2M / 4;
 	size_t b, i, off;
 	char *raw, *buf;
@@ -1189,24 +1191,24 @@ static int prefetch_test(void)
 	      "prefetch: the process got the engine's state when it opened /dev/kfd");
 	gpu = stats(bed).gpu_id;
 	dev = engine_device(ctl, "amdgpu-kfd");
-	raw = mmap(NULL, 4 * SZ_2M, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, 5 * SZ_2M, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	host = malloc(4096);
 	if (!dev || raw == MAP_FAILED || !host)
 		return 1;
 	buf = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
-	for (b = 0; b < 3; b++) {
+	for (b = 0; b < 4; b++) {
 		blk[b] = (uint32_t *)(buf + b * SZ_2M);
 		for (i = 0; i < n; i++)
 			blk[b][i] = pattern(i, 0xb00 + b);
 	}
 	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[0].value = gpu;
-	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 3 * SZ_2M, attr, 1);
-	CHECK(!r, "prefetch: one KFD range over 6 MiB, accessible by GPU 0x%x",
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, 4 * SZ_2M, attr, 1);
+	CHECK(!r, "prefetch: one KFD range over 8 MiB, accessible by GPU 0x%x",
 	      gpu);
 
-	for (b = 0; b < 3; b++) {
+	for (b = 0; b < 4; b++) {
 		if (b == 1)
 			CHECK(!svmtune_knob("prefetch_threshold", "51"),
 			      "prefetch: prefetch_threshold 51");
@@ -1214,6 +1216,11 @@ static int prefetch_test(void)
 			CHECK(!svmtune_knob("prefetch_threshold", "0") &&
 				      !svmtune_knob("fragment_auto", "1"),
 			      "prefetch: prefetch off, fragment_auto 1");
+		if (b == 3)
+			CHECK(!svmtune_knob("fragment_auto", "0") &&
+				      !svmtune_knob("granularity", "2M") &&
+				      !svmtune_knob("fragment_cap", "64K"),
+			      "prefetch: fragment_auto 0, 2 MiB windows, fragment_cap 64K");
 		frag64[b] = kfd_frag_pages(64);
 		frag2m[b] = kfd_frag_pages(2048);
 		c0 = device_counters(ctl, dev);
@@ -1235,8 +1242,7 @@ static int prefetch_test(void)
 		frag64[b] = kfd_frag_pages(64) - frag64[b];
 		frag2m[b] = kfd_frag_pages(2048) - frag2m[b];
 	}
-	CHECK(!bad,
-	      "prefetch: the GPU read the CPU's data in all three blocks");
+	CHECK(!bad, "prefetch: the GPU read the CPU's data in all four blocks");
 	CHECK(faults[0] == 32 && vram[0] == 512 && pf[0] == 0,
 	      "prefetch: off: %llu GPU faults, %llu pages to VRAM, %llu prefetched",
 	      faults[0], vram[0], pf[0]);
@@ -1251,8 +1257,13 @@ static int prefetch_test(void)
 	CHECK(faults[2] == 32 && vram[2] == 512 && frag2m[2] == 512,
 	      "prefetch: fragment_auto: %llu GPU faults, %llu pages to VRAM, the full block remapped as 2 MiB fragments (%lld pages; %lld as 64 KiB before)",
 	      faults[2], vram[2], frag2m[2], frag64[2]);
+	CHECK(faults[3] == 32 && vram[3] == 512 && frag64[3] == 512 &&
+		      frag2m[3] == 0,
+	      "prefetch: fragment_cap 64K: %llu GPU faults, %llu pages to VRAM, %lld pages mapped as 64 KiB fragments, %lld as 2 MiB",
+	      faults[3], vram[3], frag64[3], frag2m[3]);
 	svmtune_knob("prefetch_threshold", "0");
 	svmtune_knob("fragment_auto", "0");
+	svmtune_knob("fragment_cap", "1G");
 	return kfdbed_fails != 0;
 }
 
