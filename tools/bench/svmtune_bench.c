@@ -6,15 +6,30 @@
  * gives absolute numbers and ratios to the fixed 2 MiB policy (KFD's
  * default window), so runs on different machines compare by ratio.
  *
- * Workloads (a 32 MiB buffer the CPU initialised):
- *   stream   the GPU reads all of it, 4 KiB at a time, in order
- *   sparse   the GPU reads 512 random 4 KiB pages
- *   stride   the GPU reads the first 4 KiB of every 256 KiB
+ * Workloads (a 32 MiB buffer the CPU initialised; GPU accesses of 4 KiB
+ * unless said):
+ *   stream   the GPU reads all of it in order
+ *   streams2 two streams, over each half, interleaved page by page
+ *   streams8 eight streams, over each eighth, interleaved
+ *   random   every page once, in a random order (dense random)
+ *   sparse   512 random pages
+ *   stride   the first 4 KiB of every 256 KiB
+ *   tlb      all of it in 2 MiB reads, then 8 passes reading the first
+ *            4 KiB of every 64 KiB: TLB-bound once resident
+ *   stencil  a 3-point stencil: for each page of the first half, read it
+ *            and its neighbours (one read of up to 12 KiB), write the page
+ *            of the second half at the same offset
+ *   spmv     a sparse matrix-vector product's pattern: stream the first
+ *            half (the matrix), gather 4 random pages of the second (x)
+ *            per matrix page
+ *   oversub  a buffer of 1.5 times the emulated GPU's memory read twice
+ *            in 64 KiB reads (tools/bench/run loads it with 48 MiB; 8 MiB
+ *            in --smoke)
  *   pingpong the GPU reads a page, the CPU writes it, 64 rounds on each of
  *            8 pages 2 MiB apart (CPU-GPU thrashing)
  * --smoke shrinks it all (4 MiB, 1 run, 64 sparse pages, 8 ping-pong
- * rounds on 2 pages) to check the output's shape in make check; its
- * numbers mean nothing.
+ * rounds on 2 pages, 1 TLB pass) to check the output's shape in make
+ * check; its numbers mean nothing.
  *
  * Output: a Markdown table, then the same rows as CSV between the lines
  * "--- csv" and "--- end csv" (tools/bench/run files both). Each row has
@@ -22,9 +37,12 @@
  * computed from the counters (model_ms(), Documentation/benchmarks.rst).
  *
  * Policies: fixed 4K, 64K, 2M, adaptive; 64K and adaptive with density
- * prefetch at 51 % (UVM's threshold); for pingpong also 2M with thrashing
- * mitigation: throttle only, remote (throttle three times, then pin, as
- * UVM does) and pin at the first detection.
+ * prefetch at 51 % (UVM's threshold); uvm-like (64 KiB windows, UVM's
+ * big-page size, prefetch at 51 %, thrashing throttled three times then
+ * pinned, as UVM does); adapt-all (adaptive with prefetch at 51 %, the
+ * same thrashing ladder and fragment_auto); for pingpong also 2M with
+ * thrashing mitigation: throttle only, remote (throttle three times, then
+ * pin) and pin at the first detection.
  *
  * Each measurement is the best of three runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
@@ -51,6 +69,8 @@ static int repeat = 3;
 static unsigned long sparse_pages = 512;
 static int pingpong_rounds = 64;
 static unsigned long pingpong_pages = 8;
+static int tlb_passes = 8;
+static unsigned long long device_mem; /* the emulated GPU's, bytes */
 
 struct policy {
 	const char *name;
@@ -59,19 +79,22 @@ struct policy {
 	const char *thrashing;
 	const char *prefetch; /* prefetch_threshold */
 	const char *pin_threshold; /* thrashing_pin_threshold */
+	const char *fragment_auto;
 	int pingpong_only;
 };
 
 static const struct policy policies[] = {
-	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", 0 },
-	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", 0 },
-	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", 0 },
-	{ "adaptive", "adaptive", "2M", "detect", "0", "3", 0 },
-	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", 0 },
-	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", 0 },
-	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", 1 },
-	{ "2M+remote", "fixed", "2M", "remote", "0", "3", 1 },
-	{ "2M+pin", "fixed", "2M", "remote", "0", "0", 1 },
+	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", "0", 0 },
+	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", "0", 0 },
+	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", "0", 0 },
+	{ "adaptive", "adaptive", "2M", "detect", "0", "3", "0", 0 },
+	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", "0", 0 },
+	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", "0", 0 },
+	{ "uvm-like", "fixed", "64K", "remote", "51", "3", "0", 0 },
+	{ "adapt-all", "adaptive", "2M", "remote", "51", "3", "1", 0 },
+	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1 },
+	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1 },
+	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1 },
 };
 
 #define NPOLICIES ARRAY_SIZE(policies)
@@ -165,7 +188,8 @@ static int set_policy(const struct policy *p)
 	    svmtune_tool_write_knob("thrashing", p->thrashing) ||
 	    svmtune_tool_write_knob("prefetch_threshold", p->prefetch) ||
 	    svmtune_tool_write_knob("thrashing_pin_threshold",
-				    p->pin_threshold))
+				    p->pin_threshold) ||
+	    svmtune_tool_write_knob("fragment_auto", p->fragment_auto))
 		return -1;
 	return 0;
 }
@@ -178,39 +202,111 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The workload's GPU and CPU accesses on @buf; 0 or -errno. */
-/* One GPU read of the page at @addr, counted. */
-static int gpu_read(int emu, char *addr, char *page, unsigned long *reads)
+/* A GPU read of [@addr, @addr + @size), counted in pages; 0 or -errno. */
+static int gpu_read(int emu, char *addr, unsigned long size, char *tmp,
+		    unsigned long *reads)
 {
-	++*reads;
-	return svmtune_tool_gpu_read(emu, addr, page);
+	*reads += size / PAGE;
+	return svmtune_tool_gpu_access(emu, addr, size, tmp, SVMTUNE_EMU_READ);
 }
 
-static int workload(int emu, const char *name, char *buf, unsigned long *reads)
+/* @n interleaved streams over equal parts of [@buf, @buf + @size). */
+static int streams(int emu, char *buf, unsigned long size, unsigned int n,
+		   char *tmp, unsigned long *reads)
 {
+	unsigned long part = size / n, off;
+	unsigned int s;
+	int ret = 0;
+
+	for (off = 0; off < part && !ret; off += PAGE)
+		for (s = 0; s < n && !ret; s++)
+			ret = gpu_read(emu, buf + s * part + off, PAGE, tmp,
+				       reads);
+	return ret;
+}
+
+/*
+ * The workload's GPU and CPU accesses on @buf of @size bytes, with @tmp
+ * (2 MiB) for the data; 0 or -errno.
+ */
+static int workload(int emu, const char *name, char *buf, unsigned long size,
+		    char *tmp, unsigned long *reads)
+{
+	unsigned long i, npages = size / PAGE, half = size / 2;
 	unsigned int seed = 7;
-	char page[PAGE];
-	unsigned long i;
 	int ret = 0, r;
 
 	if (!strcmp(name, "stream")) {
-		for (i = 0; i < buf_size && !ret; i += PAGE)
-			ret = gpu_read(emu, buf + i, page, reads);
+		for (i = 0; i < size && !ret; i += PAGE)
+			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+	} else if (!strcmp(name, "streams2")) {
+		ret = streams(emu, buf, size, 2, tmp, reads);
+	} else if (!strcmp(name, "streams8")) {
+		ret = streams(emu, buf, size, 8, tmp, reads);
+	} else if (!strcmp(name, "random")) {
+		unsigned long *order = malloc(npages * sizeof(*order)), j, t;
+
+		if (!order)
+			return -ENOMEM;
+		for (i = 0; i < npages; i++)
+			order[i] = i;
+		for (i = npages - 1; i > 0; i--) {
+			j = rand_r(&seed) % (i + 1);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (i = 0; i < npages && !ret; i++)
+			ret = gpu_read(emu, buf + order[i] * PAGE, PAGE, tmp,
+				       reads);
+		free(order);
 	} else if (!strcmp(name, "sparse")) {
 		for (i = 0; i < sparse_pages && !ret; i++)
-			ret = gpu_read(
-				emu,
-				buf + (rand_r(&seed) % (buf_size / PAGE)) *
-						PAGE,
-				page, reads);
+			ret = gpu_read(emu,
+				       buf + (rand_r(&seed) % npages) * PAGE,
+				       PAGE, tmp, reads);
 	} else if (!strcmp(name, "stride")) {
-		for (i = 0; i < buf_size && !ret; i += 256 * 1024)
-			ret = gpu_read(emu, buf + i, page, reads);
+		for (i = 0; i < size && !ret; i += 256 * 1024)
+			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+	} else if (!strcmp(name, "tlb")) {
+		for (i = 0; i < size && !ret; i += 2 * MIB)
+			ret = gpu_read(emu, buf + i, 2 * MIB, tmp, reads);
+		for (r = 0; r < tlb_passes && !ret; r++)
+			for (i = 0; i < size && !ret; i += 64 * 1024)
+				ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+	} else if (!strcmp(name, "stencil")) {
+		for (i = 0; i < half && !ret; i += PAGE) {
+			unsigned long lo = i ? i - PAGE : 0;
+			unsigned long hi = i + PAGE < half ? i + 2 * PAGE :
+							     half;
+
+			ret = gpu_read(emu, buf + lo, hi - lo, tmp, reads);
+			if (!ret)
+				ret = svmtune_tool_gpu_access(
+					emu, buf + half + i, PAGE, tmp,
+					SVMTUNE_EMU_WRITE);
+		}
+	} else if (!strcmp(name, "spmv")) {
+		for (i = 0; i < half && !ret; i += PAGE) {
+			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+			for (r = 0; r < 4 && !ret; r++)
+				ret = gpu_read(emu,
+					       buf + half +
+						       (rand_r(&seed) %
+							(half / PAGE)) *
+							       PAGE,
+					       PAGE, tmp, reads);
+		}
+	} else if (!strcmp(name, "oversub")) {
+		for (r = 0; r < 2; r++)
+			for (i = 0; i < size && !ret; i += 64 * 1024)
+				ret = gpu_read(emu, buf + i, 64 * 1024, tmp,
+					       reads);
 	} else {
 		for (r = 0; r < pingpong_rounds && !ret; r++)
 			for (i = 0; i < pingpong_pages && !ret; i++) {
-				ret = gpu_read(emu, buf + i * 2 * MIB, page,
-					       reads);
+				ret = gpu_read(emu, buf + i * 2 * MIB, PAGE,
+					       tmp, reads);
 				buf[i * 2 * MIB] = (char)r;
 			}
 	}
@@ -220,30 +316,34 @@ static int workload(int emu, const char *name, char *buf, unsigned long *reads)
 /* One measurement: a fresh buffer, the workload, the counters' growth. */
 static int measure(int emu, int ctl, const char *name, struct result *res)
 {
+	/* The oversubscribed loop's buffer: 1.5 times the device memory. */
+	unsigned long size = strcmp(name, "oversub") ? buf_size :
+						       device_mem / 2 * 3;
 	struct svmtune_counters before, after;
 	uint64_t *b = (uint64_t *)&before, *a = (uint64_t *)&after;
+	static char tmp[2 * MIB];
 	double t0;
 	char *buf;
 	size_t i;
 	int ret;
 
-	buf = mmap(NULL, buf_size, PROT_READ | PROT_WRITE,
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
-	madvise(buf, buf_size, MADV_NOHUGEPAGE);
-	memset(buf, 0x5a, buf_size);
+	madvise(buf, size, MADV_NOHUGEPAGE);
+	memset(buf, 0x5a, size);
 	if (svmtune_tool_counters(ctl, &before)) {
-		munmap(buf, buf_size);
+		munmap(buf, size);
 		return -EIO;
 	}
 	t0 = now_ms();
 	res->gpu_reads = 0;
-	ret = workload(emu, name, buf, &res->gpu_reads);
+	ret = workload(emu, name, buf, size, tmp, &res->gpu_reads);
 	res->ms = now_ms() - t0;
 	if (!ret && svmtune_tool_counters(ctl, &after))
 		ret = -EIO;
-	munmap(buf, buf_size);
+	munmap(buf, size);
 	for (i = 0; !ret && i < sizeof(after) / sizeof(uint64_t); i++)
 		a[i] -= b[i];
 	res->c = after;
@@ -298,8 +398,11 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const char *const workloads[] = { "stream", "sparse", "stride",
-						 "pingpong" };
+	static const char *const workloads[] = {
+		"stream", "streams2", "streams8", "random",
+		"sparse", "stride",   "tlb",	  "stencil",
+		"spmv",	  "oversub",  "pingpong"
+	};
 	static const char *const knobs[] = { "policy",
 					     "granularity",
 					     "thrashing",
@@ -307,7 +410,8 @@ int main(int argc, char **argv)
 					     "prefetch_threshold",
 					     "thrashing_pin_threshold",
 					     "thrashing_pin_ms",
-					     "thrashing_throttle_us" };
+					     "thrashing_throttle_us",
+					     "fragment_auto" };
 	char saved[ARRAY_SIZE(knobs)][32];
 	struct result res[NPOLICIES];
 	struct row rows[ARRAY_SIZE(workloads)][NPOLICIES];
@@ -320,6 +424,7 @@ int main(int argc, char **argv)
 		sparse_pages = 64;
 		pingpong_rounds = 8;
 		pingpong_pages = 2;
+		tlb_passes = 1;
 	} else if (argc == 2 && !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;
@@ -334,6 +439,13 @@ int main(int argc, char **argv)
 	ctl = open("/dev/svmtune", O_RDWR);
 	if (emu < 0 || ctl < 0) {
 		perror("svmtune_bench: open /dev/svmtune_emu0 or /dev/svmtune");
+		return 1;
+	}
+	device_mem = svmtune_tool_device_mem(ctl, "svmtune_emu0");
+	if (device_mem < 2 * MIB) {
+		fprintf(stderr,
+			"svmtune_bench: svmtune_emu0 has %llu bytes of memory\n",
+			device_mem);
 		return 1;
 	}
 	for (k = 0; k < ARRAY_SIZE(knobs); k++) {
@@ -354,9 +466,9 @@ int main(int argc, char **argv)
 	svmtune_tool_write_knob("thrashing_pin_ms", "30000");
 	svmtune_tool_write_knob("thrashing_throttle_us", "20000");
 
-	printf("svmtune_bench: %lu MiB buffer, emulated GPU, best of %d runs%s\n\n",
-	       buf_size / MIB, repeat,
-	       repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "");
+	printf("svmtune_bench: %lu MiB buffer (oversub: %llu MiB, the GPU has %llu MiB), emulated GPU, best of %d runs%s\n\n",
+	       buf_size / MIB, device_mem / 2 * 3 / MIB, device_mem / MIB,
+	       repeat, repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "");
 	printf("Ratios are to fixed-2M in the same run (time x, bytes x, model x).\n");
 	printf("Model (MI300X-class, Documentation/benchmarks.rst): GPU fault %g us, CPU fault %g us, link %g GB/s, remote page %g us, TLB miss %g us, HBM %g GB/s.\n\n",
 	       model.fault_us, model.cpu_fault_us, model.link_gbs,

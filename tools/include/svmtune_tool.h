@@ -72,17 +72,46 @@ static inline int svmtune_tool_counters(int ctl, struct svmtune_counters *c)
 	return 0;
 }
 
-/* The emulated GPU reads the page at @addr into @out; 0 or -errno. */
-static inline int svmtune_tool_gpu_read(int emu, const char *addr, char *out)
+/*
+ * The emulated GPU reads (@op SVMTUNE_EMU_READ) [@addr, @addr + @size)
+ * into @buf, or writes it from @buf (SVMTUNE_EMU_WRITE); 0 or -errno.
+ */
+static inline int svmtune_tool_gpu_access(int emu, const char *addr,
+					  unsigned long size, char *buf,
+					  unsigned int op)
 {
 	struct svmtune_emu_access a;
 
 	memset(&a, 0, sizeof(a));
 	a.addr = (uintptr_t)addr;
-	a.size = SVMTUNE_TOOL_PAGE;
-	a.ptr = (uintptr_t)out;
-	a.op = SVMTUNE_EMU_READ;
+	a.size = size;
+	a.ptr = (uintptr_t)buf;
+	a.op = op;
 	return ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a) ? -errno : 0;
+}
+
+/* The emulated GPU reads the page at @addr into @out; 0 or -errno. */
+static inline int svmtune_tool_gpu_read(int emu, const char *addr, char *out)
+{
+	return svmtune_tool_gpu_access(emu, addr, SVMTUNE_TOOL_PAGE, out,
+				       SVMTUNE_EMU_READ);
+}
+
+/* Device memory of the device named @name, in bytes; 0 if there is none. */
+static inline unsigned long long svmtune_tool_device_mem(int ctl,
+							 const char *name)
+{
+	struct svmtune_device_info di;
+	unsigned int id;
+
+	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
+		memset(&di, 0, sizeof(di));
+		di.id = id;
+		if (!ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &di) &&
+		    !strncmp(di.name, name, sizeof(di.name)))
+			return di.mem_bytes;
+	}
+	return 0;
 }
 
 #endif /* _SVMTUNE_TOOL_H */
