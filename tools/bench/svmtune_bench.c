@@ -27,6 +27,15 @@
  *            in --smoke)
  *   pingpong the GPU reads a page, the CPU writes it, 64 rounds on each of
  *            8 pages 2 MiB apart (CPU-GPU thrashing)
+ *   prefetched  an explicit migration of all of it, then stream
+ *   sparse64k   the first 4 KiB of every 64 KiB (UVM's 1 byte per 64 KiB)
+ * After the table, UVM's three ratios measured on an H200
+ * (shared/notes/policy-anchors.md) against svmtune's, from the modeled
+ * time: fault-driven sequential throughput / explicit prefetch (stream
+ * against prefetched), bytes moved / bytes of the pages touched on
+ * sparse64k, and ping-pong under the automatic policy / under the best
+ * manual advice (the "advised" row: the pages mapped remotely, as
+ * preferred location CPU plus accessed-by does in UVM).
  * --smoke shrinks it all (4 MiB, 1 run, 64 sparse pages, 8 ping-pong
  * rounds on 2 pages, 1 TLB pass) to check the output's shape in make
  * check; its numbers mean nothing.
@@ -42,7 +51,8 @@
  * pinned, as UVM does); adapt-all (adaptive with prefetch at 51 %, the
  * same thrashing ladder and fragment_auto); for pingpong also 2M with
  * thrashing mitigation: throttle only, remote (throttle three times, then
- * pin) and pin at the first detection.
+ * pin), pin at the first detection, and advised (2M, the buffer set to
+ * SVMTUNE_ACCESS_REMOTE: manual advice).
  *
  * Each measurement is the best of three runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
@@ -81,24 +91,28 @@ struct policy {
 	const char *pin_threshold; /* thrashing_pin_threshold */
 	const char *fragment_auto;
 	int pingpong_only;
+	int advise_remote; /* the buffer's range policy: access remote */
 };
 
 static const struct policy policies[] = {
-	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", "0", 0 },
-	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", "0", 0 },
-	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", "0", 0 },
-	{ "adaptive", "adaptive", "2M", "detect", "0", "3", "0", 0 },
-	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", "0", 0 },
-	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", "0", 0 },
-	{ "uvm-like", "fixed", "64K", "remote", "51", "3", "0", 0 },
-	{ "adapt-all", "adaptive", "2M", "remote", "51", "3", "1", 0 },
-	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1 },
-	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1 },
-	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1 },
+	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", "0", 0, 0 },
+	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", "0", 0, 0 },
+	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", "0", 0, 0 },
+	{ "adaptive", "adaptive", "2M", "detect", "0", "3", "0", 0, 0 },
+	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", "0", 0, 0 },
+	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", "0", 0, 0 },
+	{ "uvm-like", "fixed", "64K", "remote", "51", "3", "0", 0, 0 },
+	{ "adapt-all", "adaptive", "2M", "remote", "51", "3", "1", 0, 0 },
+	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1, 0 },
+	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1, 0 },
+	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1, 0 },
+	{ "advised", "fixed", "2M", "detect", "0", "3", "0", 1, 1 },
 };
 
 #define NPOLICIES ARRAY_SIZE(policies)
 #define BASELINE 2 /* fixed-2M */
+#define AUTOMATIC 7 /* adapt-all: svmtune with everything on */
+#define ADVISED (NPOLICIES - 1)
 
 struct result {
 	double ms;
@@ -302,6 +316,20 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 			for (i = 0; i < size && !ret; i += 64 * 1024)
 				ret = gpu_read(emu, buf + i, 64 * 1024, tmp,
 					       reads);
+	} else if (!strcmp(name, "prefetched")) {
+		struct svmtune_emu_migrate m;
+
+		memset(&m, 0, sizeof(m));
+		m.addr = (uintptr_t)buf;
+		m.size = size;
+		m.dest = SVMTUNE_EMU_TO_DEVICE;
+		if (ioctl(emu, SVMTUNE_EMU_IOC_MIGRATE, &m))
+			return -errno;
+		for (i = 0; i < size && !ret; i += PAGE)
+			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+	} else if (!strcmp(name, "sparse64k")) {
+		for (i = 0; i < size && !ret; i += 64 * 1024)
+			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
 	} else {
 		for (r = 0; r < pingpong_rounds && !ret; r++)
 			for (i = 0; i < pingpong_pages && !ret; i++) {
@@ -313,8 +341,12 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 	return ret;
 }
 
-/* One measurement: a fresh buffer, the workload, the counters' growth. */
-static int measure(int emu, int ctl, const char *name, struct result *res)
+/*
+ * One measurement: a fresh buffer (with @pol's advice), the workload, the
+ * counters' growth.
+ */
+static int measure(int emu, int ctl, const char *name, const struct policy *pol,
+		   struct result *res)
 {
 	/* The oversubscribed loop's buffer: 1.5 times the device memory. */
 	unsigned long size = strcmp(name, "oversub") ? buf_size :
@@ -333,6 +365,19 @@ static int measure(int emu, int ctl, const char *name, struct result *res)
 		return -ENOMEM;
 	madvise(buf, size, MADV_NOHUGEPAGE);
 	memset(buf, 0x5a, size);
+	if (pol->advise_remote) {
+		struct svmtune_range_policy rp;
+
+		memset(&rp, 0, sizeof(rp));
+		rp.start = (uintptr_t)buf;
+		rp.size = size;
+		rp.set = SVMTUNE_POLICY_ACCESS;
+		rp.access = SVMTUNE_ACCESS_REMOTE;
+		if (ioctl(ctl, SVMTUNE_IOC_SET_POLICY, &rp)) {
+			munmap(buf, size);
+			return -errno;
+		}
+	}
 	if (svmtune_tool_counters(ctl, &before)) {
 		munmap(buf, size);
 		return -EIO;
@@ -384,6 +429,49 @@ static void print_row(FILE *f, const char *fmt, const char *w, const char *p,
 		r->model_x);
 }
 
+/* The index of workload @name in @workloads. */
+static unsigned int workload_index(const char *const *workloads, unsigned int n,
+				   const char *name)
+{
+	unsigned int w;
+
+	for (w = 0; w < n && strcmp(workloads[w], name); w++)
+		;
+	return w;
+}
+
+/*
+ * UVM's three ratios on an H200 (shared/notes/policy-anchors.md) and
+ * svmtune's on the same patterns, from the modeled time, with the issue's
+ * targets.
+ */
+static void print_uvm_ratios(const char *const *workloads, unsigned int n,
+			     struct result (*all)[NPOLICIES])
+{
+	const struct result *stream =
+		&all[workload_index(workloads, n, "stream")][AUTOMATIC];
+	const struct result *pre =
+		&all[workload_index(workloads, n, "prefetched")][AUTOMATIC];
+	const struct result *sparse =
+		&all[workload_index(workloads, n, "sparse64k")][AUTOMATIC];
+	const struct result *pp = all[workload_index(workloads, n, "pingpong")];
+	double moved = sparse->c.bytes_to_device + sparse->c.bytes_to_system;
+	double touched = (double)sparse->gpu_reads * PAGE;
+	double thr = model_ms(stream) > 0 ? model_ms(pre) / model_ms(stream) :
+					    0;
+	double adv = model_ms(&pp[ADVISED]);
+
+	printf("\nUVM's three ratios (H200, shared/notes/policy-anchors.md) and svmtune's (%s, modeled time):\n\n",
+	       policies[AUTOMATIC].name);
+	printf("| ratio | UVM | svmtune | target |\n|---|---:|---:|---:|\n");
+	printf("| fault-driven sequential / explicit prefetch, throughput | 0.20 | %.2f | >= 0.6 |\n",
+	       thr);
+	printf("| sparse 1 page per 64 KiB: bytes moved / bytes of the pages touched | about 16 | %.2f | <= 2 |\n",
+	       touched > 0 ? moved / touched : 0);
+	printf("| ping-pong: automatic / best manual advice, time | 122 | %.2f | <= 2 |\n",
+	       adv > 0 ? model_ms(&pp[AUTOMATIC]) / adv : 0);
+}
+
 static const char *const columns =
 	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,thrashing_detected,model_ms,model_x";
 
@@ -399,9 +487,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const char *const workloads[] = {
-		"stream", "streams2", "streams8", "random",
-		"sparse", "stride",   "tlb",	  "stencil",
-		"spmv",	  "oversub",  "pingpong"
+		"stream",   "streams2",	  "streams8", "random", "sparse",
+		"stride",   "tlb",	  "stencil",  "spmv",	"oversub",
+		"pingpong", "prefetched", "sparse64k"
 	};
 	static const char *const knobs[] = { "policy",
 					     "granularity",
@@ -415,6 +503,7 @@ int main(int argc, char **argv)
 	char saved[ARRAY_SIZE(knobs)][32];
 	struct result res[NPOLICIES];
 	struct row rows[ARRAY_SIZE(workloads)][NPOLICIES];
+	static struct result all[ARRAY_SIZE(workloads)][NPOLICIES];
 	unsigned int w, p, k;
 	int emu, ctl, ret = 0;
 
@@ -485,7 +574,8 @@ int main(int argc, char **argv)
 			for (k = 0; k < (unsigned int)repeat && !ret; k++) {
 				struct result r;
 
-				ret = measure(emu, ctl, workloads[w], &r);
+				ret = measure(emu, ctl, workloads[w],
+					      &policies[p], &r);
 				if (!ret && (k == 0 || r.ms < res[p].ms))
 					res[p] = r;
 			}
@@ -493,6 +583,7 @@ int main(int argc, char **argv)
 		for (p = 0; p < NPOLICIES && !ret; p++) {
 			if (policies[p].pingpong_only && !pingpong)
 				continue;
+			all[w][p] = res[p];
 			rows[w][p] = make_row(&res[p], &res[BASELINE]);
 			print_row(
 				stdout,
@@ -500,6 +591,8 @@ int main(int argc, char **argv)
 				workloads[w], policies[p].name, &rows[w][p]);
 		}
 	}
+	if (!ret)
+		print_uvm_ratios(workloads, ARRAY_SIZE(workloads), all);
 	if (!ret) {
 		printf("\n--- csv\n%s\n", columns);
 		for (w = 0; w < ARRAY_SIZE(workloads); w++)
