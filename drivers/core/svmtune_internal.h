@@ -192,6 +192,9 @@ static inline u32 svmtune_pins_live(const struct svmtune_block_thrash *th,
  *	report does)
  * @prefetched: pages density prefetch moved to a device that the device
  *	has not used yet
+ * @touched: resident pages the device holding them used since they
+ *	arrived (backends that report use, svmtune_note_device_use()):
+ *	what density prefetch and the adaptive policy count as dense
  * @ad: adaptive granularity state
  * @th: thrashing state
  * @loc: the device holding the @resident pages; %SVMTUNE_LOC_UNSET when
@@ -211,6 +214,7 @@ static inline u32 svmtune_pins_live(const struct svmtune_block_thrash *th,
 struct svmtune_block {
 	DECLARE_BITMAP(resident, SVMTUNE_BLOCK_PAGES);
 	DECLARE_BITMAP(prefetched, SVMTUNE_BLOCK_PAGES);
+	DECLARE_BITMAP(touched, SVMTUNE_BLOCK_PAGES);
 	struct svmtune_adaptive ad;
 	struct svmtune_block_thrash th;
 	u32 loc;

@@ -314,6 +314,48 @@ void svmtune_explicit_policy(struct mm_struct *mm, unsigned long addr,
 }
 EXPORT_SYMBOL_GPL(svmtune_explicit_policy);
 
+/* Set bits of @map in [@first, @first + @n). */
+static unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
+				    unsigned int n)
+{
+	unsigned int i = first, end = first + n, w = 0;
+
+	while (i < end) {
+		if (!(i % BITS_PER_LONG) && end - i >= BITS_PER_LONG) {
+			w += hweight_long(map[i / BITS_PER_LONG]);
+			i += BITS_PER_LONG;
+		} else {
+			w += test_bit(i, map);
+			i++;
+		}
+	}
+	return w;
+}
+
+/*
+ * Whether the device used most of @blk's previous adaptive window, for a
+ * device that reports use; true when that cannot be told (no use reports,
+ * or the window lay in the block below). A fault at the end of a window
+ * of which the device touched one page is a stride, not a stream: one
+ * page per 64 KiB with 64 KiB windows faults at each window's end, and
+ * growing the window there moves everything (make bench's sparse64k).
+ */
+static bool svmtune_adaptive_window_used(const struct svmtune_device *dev,
+					 const struct svmtune_block *blk)
+{
+	const struct svmtune_adaptive *ad = &blk->ad;
+	unsigned long n = ad->last_window, end = ad->next, first;
+	DECLARE_BITMAP(used, SVMTUNE_BLOCK_PAGES);
+
+	if (!dev->reports_use || !n || end <= blk->base ||
+	    end > blk->base + SVMTUNE_BLOCK_SIZE ||
+	    n > (end - blk->base) >> PAGE_SHIFT)
+		return true;
+	first = ((end - blk->base) >> PAGE_SHIFT) - n;
+	bitmap_and(used, blk->resident, blk->touched, SVMTUNE_BLOCK_PAGES);
+	return 2 * svmtune_bits_in(used, first, n) >= n;
+}
+
 /*
  * A device fault at @addr in @blk of @range (may be NULL), adaptive mode.
  * A block's first fault takes over the state of the block below when it
@@ -321,9 +363,11 @@ EXPORT_SYMBOL_GPL(svmtune_explicit_policy);
  * range's blocks last had (a sparse or strided pattern touches each block
  * a few times only: learnt per block alone, every new block would start
  * at 64 KiB again; measured by make bench, stride moved 960 pages instead
- * of 180).
+ * of 180). A fault continuing the previous window is sequential only if
+ * the device used at least half of that window, where it reports use.
  */
-static void svmtune_adaptive_fault(struct svmtune_mm *smm,
+static void svmtune_adaptive_fault(const struct svmtune_device *dev,
+				   struct svmtune_mm *smm,
 				   struct svmtune_range *range,
 				   struct svmtune_block *blk, unsigned long addr)
 {
@@ -344,7 +388,8 @@ static void svmtune_adaptive_fault(struct svmtune_mm *smm,
 		else
 			ad->shift = svmtune_adaptive_start();
 	}
-	if (ad->next && addr >= ad->next && addr < ad->next + (1UL << ad->shift)) {
+	if (ad->next && addr >= ad->next && addr < ad->next + (1UL << ad->shift) &&
+	    svmtune_adaptive_window_used(dev, blk)) {
 		ad->sparse = 0;
 		if (++ad->seq >= SVMTUNE_ADAPTIVE_STREAK) {
 			ad->seq = 0;
@@ -560,23 +605,6 @@ static bool svmtune_block_thrashing(const struct svmtune_block *blk)
 	       svmtune_pins_live(th, svmtune_ms(now));
 }
 
-/* Set bits of @map in [@first, @first + @n). */
-static unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
-				    unsigned int n)
-{
-	unsigned int i = first, end = first + n, w = 0;
-
-	while (i < end) {
-		if (!(i % BITS_PER_LONG) && end - i >= BITS_PER_LONG) {
-			w += hweight_long(map[i / BITS_PER_LONG]);
-			i += BITS_PER_LONG;
-		} else {
-			w += test_bit(i, map);
-			i++;
-		}
-	}
-	return w;
-}
 
 /*
  * Density prefetch, after NVIDIA UVM's: a device fault's window grows to
@@ -614,8 +642,8 @@ static void svmtune_prefetch(struct svmtune_block *blk,
 	if (blk->loc != dev->id)
 		bitmap_zero(dense, SVMTUNE_BLOCK_PAGES);
 	else if (dev->reports_use)
-		bitmap_andnot(dense, blk->resident, blk->prefetched,
-			      SVMTUNE_BLOCK_PAGES);
+		bitmap_and(dense, blk->resident, blk->touched,
+			   SVMTUNE_BLOCK_PAGES);
 	else
 		bitmap_copy(dense, blk->resident, SVMTUNE_BLOCK_PAGES);
 	bitmap_set(dense, ws, we - ws);
@@ -732,7 +760,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		if (READ_ONCE(svmtune_adaptive) && blk && !fault->fixed) {
 			/* A throttled fault asking again is not a new one. */
 			if ((!cpu && !fault->retried) || !blk->ad.shift)
-				svmtune_adaptive_fault(smm, range, blk, addr);
+				svmtune_adaptive_fault(dev, smm, range, blk, addr);
 			shift = blk->ad.shift;
 		} else {
 			shift = READ_ONCE(svmtune_granularity);
@@ -1025,6 +1053,7 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 
 			bitmap_clear(blk->resident, first, last - first);
 			bitmap_clear(blk->prefetched, first, last - first);
+			bitmap_clear(blk->touched, first, last - first);
 			if (now)
 				svmtune_thrash_record(blk, true, first,
 						      last - first, now);
@@ -1086,6 +1115,12 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			bitmap_or(blk->prefetched, blk->prefetched, arrived,
 				  SVMTUNE_BLOCK_PAGES);
 		}
+		/* Pages that arrive have not been used there yet. */
+		bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(arrived, first, n);
+		bitmap_andnot(arrived, arrived, blk->resident, SVMTUNE_BLOCK_PAGES);
+		bitmap_andnot(blk->touched, blk->touched, arrived,
+			      SVMTUNE_BLOCK_PAGES);
 		bitmap_set(blk->resident, first, n);
 		if (now)
 			svmtune_thrash_record(blk, false, first, n, now);
@@ -1121,6 +1156,8 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 	idx = (addr & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
 	spin_lock(&smm->lock);
 	blk = svmtune_block_find(smm, addr);
+	if (blk)
+		__set_bit(idx, blk->touched);
 	if (blk && blk->lru_dev == dev) {
 		/* Read by LRU walkers under the device's lru_lock only. */
 		WRITE_ONCE(blk->used, true);

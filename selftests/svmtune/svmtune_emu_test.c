@@ -925,6 +925,46 @@ static void set_prefetch(struct __test_metadata *_metadata, const char *gran,
 }
 
 /*
+ * One page per 64 KiB (UVM's "1 byte per 64 KiB"), adaptive, without and
+ * with density prefetch: every fault lands at the end of the previous
+ * window, which a streak detector takes for a stream, but the GPU used
+ * one page of it. Counting what the GPU used (the emulated GPU reports
+ * first touches), the windows shrink instead of growing: at most twice
+ * the pages touched move (before: all 2,048 pages of the 8 MiB).
+ */
+TEST_F(emu, adaptive_does_not_grow_on_one_page_per_64k)
+{
+	static const char *const pf[2] = { "0", "51" };
+	struct svmtune_counters c;
+	unsigned int pass;
+	unsigned long off;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	for (pass = 0; pass < 2; pass++) {
+		char *buf = map_aligned(self->size);
+
+		ASSERT_NE(NULL, buf);
+		fill_reference(buf, self->tmp, self->size, 50 + pass);
+		ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+		ASSERT_EQ(0,
+			  svmtune_write_sysfs("prefetch_threshold", pf[pass]));
+		for (off = 0; off < self->size; off += 64 * KIB) {
+			ASSERT_EQ(0, gpu_access(self->fd, buf + off, PAGE, page,
+						SVMTUNE_EMU_READ, NULL));
+			ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		}
+		ASSERT_EQ(0, range_stats(self->ctl, buf, &c));
+		EXPECT_GE(2 * self->size / (64 * KIB), c.pages_to_device)
+		TH_LOG("prefetch %s: %llu pages moved for %lu touched",
+		       pf[pass], (unsigned long long)c.pages_to_device,
+		       self->size / (64 * KIB));
+		munmap(buf, self->size);
+	}
+}
+
+/*
  * Two streams, each in a 2 MiB block of its own within one range, read
  * page by page in alternation. Adaptive state is per block, so each block
  * sees a sequential stream and its window grows; with one cursor per range
@@ -1087,20 +1127,24 @@ TEST_F(emu, prefetch_fires_on_two_interleaved_streams)
 
 /*
  * Prefetched pages the device never used are counted as prefetched, not
- * as used, and as waste when they leave.
+ * as used, and as waste when they leave. Density counts the pages the
+ * device used: 128 KiB read page by page, then a fault at 128 KiB finds
+ * 48 of the 64 pages of [0, 256K) used or in its window, and prefetches
+ * 192K-256K.
  */
 TEST_F(emu, prefetch_counts_what_the_device_did_not_use)
 {
 	struct svmtune_counters c;
+	unsigned long off;
 	char page[PAGE];
 
 	fill_reference(self->buf, self->tmp, self->size, 26);
 	set_prefetch(_metadata, "64K", "51");
-	/* Faults at 0, 64K and 128K: the third prefetches 192K-256K. */
-	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
-				SVMTUNE_EMU_READ, NULL));
-	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 64 * KIB, PAGE, page,
-				SVMTUNE_EMU_READ, NULL));
+	for (off = 0; off < 128 * KIB; off += PAGE)
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(0, c.prefetch_pages);
 	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 128 * KIB, PAGE, page,
 				SVMTUNE_EMU_READ, NULL));
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
@@ -1112,11 +1156,14 @@ TEST_F(emu, prefetch_counts_what_the_device_did_not_use)
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
 	EXPECT_EQ(1, c.prefetch_used);
 	EXPECT_EQ(0, c.waste_pages);
-	/* The CPU takes the block back: 15 prefetched pages were never used. */
+	/*
+	 * The CPU takes the block back: 15 pages of the window at 128K and
+	 * 15 prefetched pages were never used.
+	 */
 	ASSERT_EQ(0, emu_migrate(self->fd, self->buf, 2 * MIB,
 				 SVMTUNE_EMU_TO_SYSTEM, NULL));
 	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
-	EXPECT_EQ(3 * 15 + 15, c.waste_pages);
+	EXPECT_EQ(15 + 15, c.waste_pages);
 }
 
 /*
