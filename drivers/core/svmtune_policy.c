@@ -1098,10 +1098,14 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			blk->loc = loc;
 		else if (blk->loc != loc)
 			blk->loc = SVMTUNE_LOC_UNSET;
+		/* Pages not there before: not used there yet. */
+		bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(arrived, first, n);
+		bitmap_andnot(arrived, arrived, blk->resident, SVMTUNE_BLOCK_PAGES);
+		bitmap_andnot(blk->touched, blk->touched, arrived,
+			      SVMTUNE_BLOCK_PAGES);
 		if (decision) {
-			/* Arrivals outside the fault's own window, not there before. */
-			bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
-			bitmap_set(arrived, first, n);
+			/* Those outside the fault's own window were prefetched. */
 			if (decision->fault_start < next && decision->fault_end > addr) {
 				unsigned long fs = max(decision->fault_start, addr);
 				unsigned long fe = min(decision->fault_end, next);
@@ -1109,18 +1113,10 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 				bitmap_clear(arrived, (fs - base) >> PAGE_SHIFT,
 					     (fe - fs) >> PAGE_SHIFT);
 			}
-			bitmap_andnot(arrived, arrived, blk->resident,
-				      SVMTUNE_BLOCK_PAGES);
 			pf = bitmap_weight(arrived, SVMTUNE_BLOCK_PAGES);
 			bitmap_or(blk->prefetched, blk->prefetched, arrived,
 				  SVMTUNE_BLOCK_PAGES);
 		}
-		/* Pages that arrive have not been used there yet. */
-		bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
-		bitmap_set(arrived, first, n);
-		bitmap_andnot(arrived, arrived, blk->resident, SVMTUNE_BLOCK_PAGES);
-		bitmap_andnot(blk->touched, blk->touched, arrived,
-			      SVMTUNE_BLOCK_PAGES);
 		bitmap_set(blk->resident, first, n);
 		if (now)
 			svmtune_thrash_record(blk, false, first, n, now);

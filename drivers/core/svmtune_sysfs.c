@@ -97,30 +97,6 @@ static ssize_t svmtune_emit_shift(char *buf, unsigned int shift)
 	return sysfs_emit(buf, "%lu%c\n", 1UL << (shift % 10), suffix[shift / 10 - 1]);
 }
 
-static ssize_t granularity_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	return svmtune_emit_shift(buf, READ_ONCE(svmtune_granularity));
-}
-
-static ssize_t granularity_store(struct kobject *kobj,
-				 struct kobj_attribute *attr,
-				 const char *buf, size_t count)
-{
-	unsigned int shift;
-	int ret;
-
-	ret = svmtune_knob_write_ok(buf, count);
-	if (ret)
-		return ret;
-	ret = svmtune_parse_size_shift(buf, &shift);
-	if (ret)
-		return ret;
-	WRITE_ONCE(svmtune_granularity, shift);
-	return count;
-}
-static struct kobj_attribute granularity_attr = __ATTR_RW_MODE(granularity, 0644);
-
 static ssize_t adaptive_min_granularity_show(struct kobject *kobj,
 					     struct kobj_attribute *attr,
 					     char *buf)
@@ -288,27 +264,23 @@ SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
 SVMTUNE_UINT_KNOB(evict_when_full, svmtune_evict_when_full, 0, 1);
 SVMTUNE_UINT_KNOB(fragment_auto, svmtune_fragment_auto, 0, 1);
 
-/* A power-of-two size knob ("64K", "2M"), kept as log2 bytes in bounds. */
-struct svmtune_size_knob {
-	struct kobj_attribute attr;
-	unsigned int *shift;
-	unsigned int min;
-	unsigned int max;
-};
-
+/*
+ * A power-of-two size knob ("64K", "2M"), kept as log2 bytes within the
+ * bounds: a struct svmtune_uint_knob with its own show and store.
+ */
 static ssize_t svmtune_size_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	struct svmtune_size_knob *knob = container_of(attr, struct svmtune_size_knob, attr);
+	struct svmtune_uint_knob *knob = container_of(attr, struct svmtune_uint_knob, attr);
 
-	return svmtune_emit_shift(buf, READ_ONCE(*knob->shift));
+	return svmtune_emit_shift(buf, READ_ONCE(*knob->val));
 }
 
 static ssize_t svmtune_size_store(struct kobject *kobj,
 				  struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct svmtune_size_knob *knob = container_of(attr, struct svmtune_size_knob, attr);
+	struct svmtune_uint_knob *knob = container_of(attr, struct svmtune_uint_knob, attr);
 	unsigned int shift;
 	int ret;
 
@@ -320,18 +292,20 @@ static ssize_t svmtune_size_store(struct kobject *kobj,
 		return ret;
 	if (shift < knob->min || shift > knob->max)
 		return -EINVAL;
-	WRITE_ONCE(*knob->shift, shift);
+	WRITE_ONCE(*knob->val, shift);
 	return count;
 }
 
 #define SVMTUNE_SIZE_KNOB(_name, _var, _min, _max)				\
-	static struct svmtune_size_knob _name##_knob = {			\
+	static struct svmtune_uint_knob _name##_knob = {			\
 		.attr = __ATTR(_name, 0644, svmtune_size_show, svmtune_size_store), \
-		.shift = &(_var),						\
+		.val = &(_var),							\
 		.min = (_min),							\
 		.max = (_max),							\
 	}
 
+SVMTUNE_SIZE_KNOB(granularity, svmtune_granularity, SVMTUNE_GRANULARITY_MIN,
+		  SVMTUNE_GRANULARITY_MAX);
 SVMTUNE_SIZE_KNOB(fragment_size, svmtune_fragment_size, SVMTUNE_FRAGMENT_MIN,
 		  SVMTUNE_FRAGMENT_MAX);
 SVMTUNE_SIZE_KNOB(fragment_cap, svmtune_fragment_cap, SVMTUNE_FRAGMENT_MIN,
@@ -398,7 +372,7 @@ static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
 static struct attribute *svmtune_attrs[] = {
 	&version_attr.attr,
-	&granularity_attr.attr,
+	&granularity_knob.attr.attr,
 	&policy_attr.attr,
 	&adaptive_min_granularity_attr.attr,
 	&adaptive_max_granularity_attr.attr,
