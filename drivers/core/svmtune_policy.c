@@ -335,25 +335,31 @@ static unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first
 /*
  * Whether the device used most of @blk's previous adaptive window, for a
  * device that reports use; true when that cannot be told (no use reports,
- * or the window lay in the block below). A fault at the end of a window
- * of which the device touched one page is a stride, not a stream: one
- * page per 64 KiB with 64 KiB windows faults at each window's end, and
- * growing the window there moves everything (make bench's sparse64k).
+ * the window lay in the block below, or most of it is not in this
+ * device's memory: mapped remotely, or device memory was full). A fault
+ * at the end of a window of which the device touched one page is a
+ * stride, not a stream: one page per 64 KiB with 64 KiB windows faults at
+ * each window's end, and growing the window there moves everything (make
+ * bench's sparse64k). Use is only known of resident pages, so a stream
+ * over remote mappings keeps growing its windows.
  */
 static bool svmtune_adaptive_window_used(const struct svmtune_device *dev,
 					 const struct svmtune_block *blk)
 {
 	const struct svmtune_adaptive *ad = &blk->ad;
-	unsigned long n = ad->last_window, end = ad->next, first;
+	unsigned long n = ad->last_window, end = ad->next, first, here;
 	DECLARE_BITMAP(used, SVMTUNE_BLOCK_PAGES);
 
 	if (!dev->reports_use || !n || end <= blk->base ||
 	    end > blk->base + SVMTUNE_BLOCK_SIZE ||
-	    n > (end - blk->base) >> PAGE_SHIFT)
+	    n > (end - blk->base) >> PAGE_SHIFT || blk->loc != dev->id)
 		return true;
 	first = ((end - blk->base) >> PAGE_SHIFT) - n;
+	here = svmtune_bits_in(blk->resident, first, n);
+	if (2 * here < n)
+		return true;
 	bitmap_and(used, blk->resident, blk->touched, SVMTUNE_BLOCK_PAGES);
-	return 2 * svmtune_bits_in(used, first, n) >= n;
+	return 2 * svmtune_bits_in(used, first, n) >= here;
 }
 
 /*

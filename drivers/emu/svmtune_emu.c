@@ -139,13 +139,16 @@ MODULE_PARM_DESC(tlb_max_fragment,
  * @backing: system pages holding each VRAM page's bytes
  * @touched: per VRAM page: the GPU accessed it since it arrived (or its
  *	waste was already counted)
- * @lock: protects @used, @reserved, @taken, @nfree and @hint
+ * @lock: protects @used, @reserved, @taken, @nfree, @hint and @region_gen
  * @used: per VRAM page: allocated
  * @reserved: per VRAM page: in a run reserved for a fragment block
  *	(svmtune_emu_reserve_run()), whether allocated or not
  * @taken: @used | @reserved: what single pages avoid while they can
  * @nfree: VRAM pages not allocated
  * @hint: where the next single-page search starts
+ * @region_gen: per 2 MiB region of VRAM: moves each time the region's
+ *	reservations are dropped (svmtune_emu_give_back()), so that a layout
+ *	hint made before tells it is stale (svmtune_emu_run_valid())
  * @ctx_lock: protects @ctxs; taken outside a context's lock
  * @ctxs: the open contexts (struct svmtune_emu_ctx.node)
  */
@@ -164,6 +167,7 @@ struct svmtune_emu_device {
 	unsigned long *taken;
 	unsigned long nfree;
 	unsigned long hint;
+	u32 *region_gen;
 	struct mutex ctx_lock;
 	struct list_head ctxs;
 };
@@ -196,9 +200,11 @@ struct svmtune_emu_tlb_entry {
  * @unpin_seq: moves (under @lock) at each svmtune_emu_unmap_remote(): a
  *	fault that decided to map remotely before it moved decides again
  * @layout: where each fragment block's VRAM run is: the block's first
- *	virtual page number -> xa_mk_value(first VRAM index << 5 | log2 bytes
- *	of the block); a hint (the run may have been taken since), dropped
- *	when the block is unmapped
+ *	virtual page number -> a hint (svmtune_emu_hint_make()) naming the
+ *	run, the generation of its VRAM region when it was reserved, and the
+ *	block's size; a stale hint (the region's reservations were dropped
+ *	since) is replaced, and the run of a hint that is dropped (the block
+ *	unmapped, its fragment size changed, the file closed) is released
  */
 struct svmtune_emu_ctx {
 	struct svmtune_emu_device *edev;
@@ -364,6 +370,44 @@ static struct page *svmtune_emu_alloc_vram_at(struct svmtune_emu_device *edev,
 	return svmtune_emu_alloc_vram(edev);
 }
 
+/* Reservations live in aligned 2 MiB regions of VRAM (the largest fragment). */
+#define SVMTUNE_EMU_RUN_REGION	(SZ_2M >> PAGE_SHIFT)
+
+/*
+ * A layout hint (struct svmtune_emu_ctx.layout) packs the log2 bytes of
+ * the block in bits 0-4, the low bits of its region's generation in bits
+ * 5-28 (a false match needs 16 million drops of one region between two
+ * faults of a block, and costs only contiguity) and the run's first VRAM
+ * index above: at most 2^18 pages (1 GiB of VRAM), well inside an
+ * xarray value.
+ */
+#define SVMTUNE_EMU_HINT_GEN_SHIFT	5
+#define SVMTUNE_EMU_HINT_GEN_MASK	GENMASK(23, 0)
+#define SVMTUNE_EMU_HINT_RUN_SHIFT	29
+
+static void *svmtune_emu_hint_make(long run, u32 gen, unsigned int frag)
+{
+	return xa_mk_value((unsigned long)run << SVMTUNE_EMU_HINT_RUN_SHIFT |
+			   (gen & SVMTUNE_EMU_HINT_GEN_MASK) << SVMTUNE_EMU_HINT_GEN_SHIFT |
+			   frag);
+}
+
+static long svmtune_emu_hint_run(void *entry)
+{
+	return xa_to_value(entry) >> SVMTUNE_EMU_HINT_RUN_SHIFT;
+}
+
+static u32 svmtune_emu_hint_gen(void *entry)
+{
+	return (xa_to_value(entry) >> SVMTUNE_EMU_HINT_GEN_SHIFT) &
+	       SVMTUNE_EMU_HINT_GEN_MASK;
+}
+
+static unsigned int svmtune_emu_hint_frag(void *entry)
+{
+	return xa_to_value(entry) & 0x1f;
+}
+
 /*
  * Reserve a run of @n VRAM pages aligned to @n (a power of two) for one
  * fragment block, as amdgpu's VRAM manager gives a BO aligned, contiguous
@@ -372,10 +416,11 @@ static struct page *svmtune_emu_alloc_vram_at(struct svmtune_emu_device *edev,
  * amdgpu can map them with one PTE fragment. A reservation allocates
  * nothing: single pages avoid reserved ones while others are free, and a
  * new run takes pages of older reservations when no unreserved run is
- * left. Returns the first index, or -1 if no free run is left.
+ * left. Returns the first index and sets *@gen to its region's generation,
+ * or returns -1 if no free run is left.
  */
 static long svmtune_emu_reserve_run(struct svmtune_emu_device *edev,
-				    unsigned long n)
+				    unsigned long n, u32 *gen)
 {
 	unsigned long idx;
 
@@ -390,12 +435,42 @@ static long svmtune_emu_reserve_run(struct svmtune_emu_device *edev,
 	}
 	bitmap_set(edev->reserved, idx, n);
 	bitmap_set(edev->taken, idx, n);
+	*gen = edev->region_gen[idx / SVMTUNE_EMU_RUN_REGION];
 	spin_unlock(&edev->lock);
 	return idx;
 }
 
-/* Reservations live in aligned 2 MiB regions of VRAM (the largest fragment). */
-#define SVMTUNE_EMU_RUN_REGION	(SZ_2M >> PAGE_SHIFT)
+/* Whether the run at @run reserved in generation @gen still is. Lock held. */
+static bool svmtune_emu_run_valid(struct svmtune_emu_device *edev, long run,
+				  u32 gen)
+{
+	lockdep_assert_held(&edev->lock);
+	return ((edev->region_gen[run / SVMTUNE_EMU_RUN_REGION] ^ gen) &
+		SVMTUNE_EMU_HINT_GEN_MASK) == 0;
+}
+
+/*
+ * Release the reservation of the @n pages at @run (generation @gen): its
+ * block no longer wants it. Its allocated pages stay allocated; once freed
+ * they are free pages like any other. Nothing if the region's reservations
+ * were dropped since (the run may be another block's now). A run that
+ * took pages of an older reservation (svmtune_emu_reserve_run()) releases
+ * them too: the older block loses contiguity there, never data.
+ */
+static void svmtune_emu_release_run(struct svmtune_emu_device *edev, long run,
+				    unsigned long n, u32 gen)
+{
+	unsigned long i;
+
+	spin_lock(&edev->lock);
+	if (svmtune_emu_run_valid(edev, run, gen)) {
+		bitmap_clear(edev->reserved, run, n);
+		for (i = run; i < run + n; i++)
+			if (!test_bit(i, edev->used))
+				__clear_bit(i, edev->taken);
+	}
+	spin_unlock(&edev->lock);
+}
 
 /*
  * Free VRAM page @idx. A reserved page stays reserved for its block until
@@ -419,6 +494,7 @@ static void svmtune_emu_give_back(struct svmtune_emu_device *edev,
 		return;
 	bitmap_clear(edev->reserved, first, n);
 	bitmap_clear(edev->taken, first, n);
+	edev->region_gen[first / SVMTUNE_EMU_RUN_REGION]++;
 }
 
 static void svmtune_emu_page_free(struct page *page)
@@ -576,27 +652,69 @@ static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end
 			SVMTUNE_EMU_MIGRATE_CHUNK);
 }
 
+/* Release the run @entry (a layout hint, may be NULL) names. */
+static void svmtune_emu_hint_drop(struct svmtune_emu_device *edev, void *entry)
+{
+	if (entry)
+		svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
+					1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
+					svmtune_emu_hint_gen(entry));
+}
+
+/* The run @entry (a layout hint, may be NULL) names if valid for @frag. */
+static long svmtune_emu_hint_use(struct svmtune_emu_device *edev, void *entry,
+				 unsigned int frag)
+{
+	long run = -1;
+
+	if (!entry || svmtune_emu_hint_frag(entry) != frag)
+		return -1;
+	spin_lock(&edev->lock);
+	if (svmtune_emu_run_valid(edev, svmtune_emu_hint_run(entry),
+				  svmtune_emu_hint_gen(entry)))
+		run = svmtune_emu_hint_run(entry);
+	spin_unlock(&edev->lock);
+	return run;
+}
+
 /*
  * The first VRAM index of the run of the fragment block at @base (log2
- * bytes @frag) in @ctx, reserving one if the block has none yet; -1 if no
- * run could be had (the pages then go where they fit).
+ * bytes @frag) in @ctx, reserving one if the block has none yet, or none
+ * still valid, or one of another size; -1 if no run could be had (the
+ * pages then go where they fit). Migrations of one context run in
+ * parallel (mmap_lock read-held): the first to record its run wins, and
+ * the others release theirs and use it.
  */
 static long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 				     unsigned long base, unsigned int frag)
 {
+	struct svmtune_emu_device *edev = ctx->edev;
+	unsigned long index = base >> PAGE_SHIFT;
 	unsigned long n = 1UL << (frag - PAGE_SHIFT);
-	void *entry = xa_load(&ctx->layout, base >> PAGE_SHIFT);
-	long run;
+	void *entry = xa_load(&ctx->layout, index), *mine, *old;
+	long run = svmtune_emu_hint_use(edev, entry, frag);
+	u32 gen;
 
-	if (entry && (xa_to_value(entry) & 0x1f) == frag)
-		return xa_to_value(entry) >> 5;
-	run = svmtune_emu_reserve_run(ctx->edev, n);
-	/* Without room for the hint the run still serves this migration. */
 	if (run >= 0)
-		xa_store(&ctx->layout, base >> PAGE_SHIFT,
-			 xa_mk_value((unsigned long)run << 5 | frag),
-			 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	return run;
+		return run;
+	run = svmtune_emu_reserve_run(edev, n, &gen);
+	if (run < 0)
+		return -1;
+	/*
+	 * GFP_NOWAIT: the pages being migrated are locked, and the hint is
+	 * only worth what it saves. Without it the run is released: a
+	 * reservation nobody names would stay until its region empties.
+	 */
+	mine = svmtune_emu_hint_make(run, gen, frag);
+	old = xa_cmpxchg(&ctx->layout, index, entry, mine,
+			 GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (old == entry) {
+		/* A stale hint names nothing; one of another size, a run. */
+		svmtune_emu_hint_drop(edev, entry);
+		return run;
+	}
+	svmtune_emu_release_run(edev, run, n, gen);
+	return xa_is_err(old) ? -1 : svmtune_emu_hint_use(edev, old, frag);
 }
 
 /*
@@ -963,12 +1081,13 @@ static bool svmtune_emu_invalidate(struct mmu_interval_notifier *mni,
 	 */
 	if (flush)
 		memset(ctx->tlb, 0, ctx->tlb_entries * sizeof(*ctx->tlb));
-	/* Unmapped blocks need no run: drop their layout hints. */
+	/* Unmapped blocks need no run: drop their layout hints and runs. */
 	if (range->event == MMU_NOTIFY_UNMAP)
 		xa_for_each_range(&ctx->layout, index, entry,
 				  range->start >> PAGE_SHIFT,
 				  (range->end - 1) >> PAGE_SHIFT)
-			xa_erase(&ctx->layout, index);
+			svmtune_emu_hint_drop(ctx->edev,
+					      xa_erase(&ctx->layout, index));
 	mutex_unlock(&ctx->lock);
 	return true;
 }
@@ -1870,12 +1989,16 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 static int svmtune_emu_release(struct inode *inode, struct file *file)
 {
 	struct svmtune_emu_ctx *ctx = file->private_data;
+	unsigned long index;
+	void *entry;
 
 	mutex_lock(&ctx->edev->ctx_lock);
 	list_del(&ctx->node);
 	mutex_unlock(&ctx->edev->ctx_lock);
 	mmu_interval_notifier_remove(&ctx->notifier);
 	xa_destroy(&ctx->pt);
+	xa_for_each(&ctx->layout, index, entry)
+		svmtune_emu_hint_drop(ctx->edev, entry);
 	xa_destroy(&ctx->layout);
 	mmdrop(ctx->mm);
 	kfree(ctx->tlb);
@@ -2034,6 +2157,7 @@ static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
 	bitmap_free(edev->used);
 	bitmap_free(edev->reserved);
 	bitmap_free(edev->taken);
+	kfree(edev->region_gen);
 }
 
 static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
@@ -2052,8 +2176,10 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->used = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->reserved = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->taken = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	edev->region_gen = kcalloc(DIV_ROUND_UP(edev->npages, SVMTUNE_EMU_RUN_REGION),
+				   sizeof(*edev->region_gen), GFP_KERNEL);
 	if (!edev->backing || !edev->touched || !edev->used || !edev->reserved ||
-	    !edev->taken) {
+	    !edev->taken || !edev->region_gen) {
 		ret = -ENOMEM;
 		goto err_free_mem;
 	}

@@ -133,6 +133,18 @@ static void fill_pattern(char *buf, unsigned long size, unsigned int seed)
 		*(uint32_t *)(buf + i) = (uint32_t)(i * 2654435761u) ^ seed;
 }
 
+/*
+ * Reference data in @ref, copied into @buf by the CPU. Data
+ * the GPU read is checked against the reference: a CPU read of the buffer
+ * would take the page back from the device.
+ */
+static void fill_reference(char *buf, char *ref, unsigned long size,
+			   unsigned int seed)
+{
+	fill_pattern(ref, size, seed);
+	memcpy(buf, ref, size);
+}
+
 static unsigned long count_pages(const uint32_t *e, unsigned long n,
 				 uint32_t mask, uint32_t want)
 {
@@ -843,6 +855,41 @@ TEST_F(emu, adaptive_grows_on_sequential_access)
 }
 
 /*
+ * The same stream over remote mappings (access remote): the GPU's use is
+ * known only of pages in its memory, so windows of remote pages are not
+ * judged by it and grow as a migrating stream's do. Before, nothing of a
+ * remote window counted as used: every fault was taken for a stride and
+ * the windows shrank to 4 KiB, a fault per page (2,048 here).
+ */
+TEST_F(emu, adaptive_grows_on_a_remote_stream)
+{
+	struct svmtune_emu_access out;
+	unsigned long off, faults = 0, last = 0;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, self->size,
+					SVMTUNE_POLICY_ACCESS, 0, 0,
+					SVMTUNE_ACCESS_REMOTE));
+	fill_reference(self->buf, self->tmp, self->size, 46);
+	for (off = 0; off < self->size; off += PAGE) {
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		EXPECT_EQ(0, out.migrated);
+		faults += out.faults;
+		if (out.faults)
+			last = out.remote;
+	}
+	/* 64 KiB windows throughout would take 128 faults. */
+	TH_LOG("%lu faults, the last window %lu pages", faults, last);
+	EXPECT_GT(64, faults);
+	EXPECT_EQ(512, last);
+}
+
+/*
  * GET_POLICY's eff_granularity is the window a device fault there would
  * take: in adaptive mode the range's adaptive window, not the global
  * granularity knob (2 MiB here).
@@ -902,18 +949,6 @@ TEST_F(emu, adaptive_stays_small_on_sparse_access)
 	}
 	/* Fixed 2 MiB would move the whole 8 MiB; adaptive moves far less. */
 	EXPECT_LT(total, self->size / PAGE / 4);
-}
-
-/*
- * Reference data in @ref, copied into @buf by the CPU. Data
- * the GPU read is checked against the reference: a CPU read of the buffer
- * would take the page back from the device.
- */
-static void fill_reference(char *buf, char *ref, unsigned long size,
-			   unsigned int seed)
-{
-	fill_pattern(ref, size, seed);
-	memcpy(buf, ref, size);
 }
 
 static void set_prefetch(struct __test_metadata *_metadata, const char *gran,
@@ -1459,6 +1494,141 @@ TEST_F(emu, fragment_size_2m_gives_2m_fragments_and_100x_fewer_misses)
 	EXPECT_GE(misses[0], 100 * misses[1])
 	TH_LOG("two reads: %llu misses with 4K, %llu with 2M",
 	       (unsigned long long)misses[0], (unsigned long long)misses[1]);
+	free(got);
+}
+
+/*
+ * A block whose VRAM went back to system memory, and whose VRAM region
+ * emptied (so its run's reservation was dropped), gets a run anew when it
+ * comes back: the run it had may be another block's by then. Block 0 is
+ * read backwards at 4 KiB, evicted, block 1 takes the lowest free run
+ * (block 0's old one), then block 0 is read again. Before, block 0 went
+ * back to its old run by its stale layout hint, found every page taken
+ * by block 1 and scattered into 4 KiB fragments.
+ */
+TEST_F(emu, block_back_from_eviction_gets_a_run_of_its_own)
+{
+	char *blk0 = self->buf, *blk1 = self->buf + 2 * MIB;
+	const unsigned long n = 2 * MIB / PAGE;
+	unsigned int lo, hi;
+	uint64_t moved = 0;
+
+	set_prefetch(_metadata, "4K", "0");
+	ASSERT_EQ(0, svmtune_write_sysfs("fragment_size", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("fragment_auto", "1"));
+	fill_reference(self->buf, self->tmp, 4 * MIB, 44);
+	EXPECT_EQ(n, read_backwards(_metadata, self->fd, blk0, self->tmp,
+				    2 * MIB));
+	ASSERT_EQ(0, emu_migrate(self->fd, blk0, 2 * MIB, SVMTUNE_EMU_TO_SYSTEM,
+				 &moved));
+	EXPECT_EQ(n, moved);
+	EXPECT_EQ(n, read_backwards(_metadata, self->fd, blk1,
+				    self->tmp + 2 * MIB, 2 * MIB));
+	EXPECT_EQ(n, read_backwards(_metadata, self->fd, blk0, self->tmp,
+				    2 * MIB));
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, 4 * MIB, self->snap));
+	fragment_bounds(self->snap, n, &lo, &hi);
+	EXPECT_EQ(21, lo) TH_LOG("block 0: fragments %u-%u", lo, hi);
+	fragment_bounds(self->snap + n, n, &lo, &hi);
+	EXPECT_EQ(21, lo) TH_LOG("block 1: fragments %u-%u", lo, hi);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, 4 * MIB));
+}
+
+struct run_race {
+	int fd;
+	char *buf;
+	const char *ref;
+	unsigned long page; /* the page of each block this thread reads */
+	pthread_barrier_t *barrier;
+	unsigned long blocks;
+	int bad;
+};
+
+/* Fault page @page of each 2 MiB block, the two threads in step. */
+static void *run_race_reader(void *p)
+{
+	struct run_race *r = p;
+	unsigned long off, b;
+	char page[PAGE];
+
+	for (b = 0; b < r->blocks; b++) {
+		off = b * 2 * MIB + r->page * PAGE;
+		pthread_barrier_wait(r->barrier);
+		if (gpu_access(r->fd, r->buf + off, PAGE, page,
+			       SVMTUNE_EMU_READ, NULL) ||
+		    memcmp(page, r->ref + off, PAGE))
+			r->bad++;
+	}
+	return NULL;
+}
+
+/*
+ * Two threads of one context fault the same fresh blocks at once, a page
+ * each at 4 KiB windows: their migrations run in parallel, and both find
+ * no run for the block. Both reserve one; the first to record it wins,
+ * the other gives its back and uses the winner's. The rest of each block
+ * then comes in one 2 MiB fault, into the block's run. To see where every
+ * page went, the device PTEs are cleared (mprotect) and the buffer read
+ * again: each block, all resident, maps in one update, as one 2 MiB
+ * fragment only if its VRAM is one run. Before, the loser kept its run
+ * and put its page in it: the block straddled two runs. The race is a
+ * window of a few microseconds; 32 rounds of 4 blocks try it 128 times.
+ */
+TEST_F(emu, parallel_faults_in_a_block_share_one_run)
+{
+	const unsigned long blocks = self->size / (2 * MIB),
+			    n = self->size / PAGE;
+	unsigned int lo, hi, i, round, split = 0;
+	char *got = malloc(self->size);
+	pthread_barrier_t barrier;
+	struct run_race r[2];
+	pthread_t t[2];
+
+	ASSERT_NE(NULL, got);
+	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
+	ASSERT_EQ(0, svmtune_write_sysfs("fragment_size", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("fragment_auto", "1"));
+	ASSERT_EQ(0, pthread_barrier_init(&barrier, NULL, 2));
+	for (round = 0; round < 32; round++) {
+		char *buf = map_aligned(self->size);
+
+		ASSERT_NE(NULL, buf);
+		fill_reference(buf, self->tmp, self->size, 45 + round);
+		ASSERT_EQ(0, svmtune_write_sysfs("granularity", "4K"));
+		for (i = 0; i < 2; i++) {
+			r[i] = (struct run_race){ .fd = self->fd,
+						  .buf = buf,
+						  .ref = self->tmp,
+						  .barrier = &barrier,
+						  .blocks = blocks,
+						  .page = i ? 100 : 400 };
+			ASSERT_EQ(0, pthread_create(&t[i], NULL,
+						    run_race_reader, &r[i]));
+		}
+		for (i = 0; i < 2; i++) {
+			pthread_join(t[i], NULL);
+			EXPECT_EQ(0, r[i].bad);
+		}
+		ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+		ASSERT_EQ(0, gpu_access(self->fd, buf, self->size, got,
+					SVMTUNE_EMU_READ, NULL));
+		ASSERT_EQ(0, mprotect(buf, self->size, PROT_READ));
+		ASSERT_EQ(0, mprotect(buf, self->size, PROT_READ | PROT_WRITE));
+		ASSERT_EQ(0, gpu_access(self->fd, buf, self->size, got,
+					SVMTUNE_EMU_READ, NULL));
+		EXPECT_EQ(0, memcmp(got, self->tmp, self->size));
+		ASSERT_EQ(0,
+			  emu_snapshot(self->fd, buf, self->size, self->snap));
+		fragment_bounds(self->snap, n, &lo, &hi);
+		if (lo != 21) {
+			split++;
+			TH_LOG("round %u: fragments %u-%u", round, lo, hi);
+		}
+		EXPECT_EQ(0, memcmp(buf, self->tmp, self->size));
+		munmap(buf, self->size);
+	}
+	pthread_barrier_destroy(&barrier);
+	EXPECT_EQ(0, split);
 	free(got);
 }
 
