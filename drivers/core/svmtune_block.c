@@ -277,6 +277,7 @@ void svmtune_blocks_unmap(struct svmtune_mm *smm, unsigned long start,
 		}
 		bitmap_clear(blk->resident, lo >> PAGE_SHIFT, (hi - lo) >> PAGE_SHIFT);
 		bitmap_clear(blk->prefetched, lo >> PAGE_SHIFT, (hi - lo) >> PAGE_SHIFT);
+		bitmap_clear(blk->touched, lo >> PAGE_SHIFT, (hi - lo) >> PAGE_SHIFT);
 		if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES)) {
 			blk->loc = SVMTUNE_LOC_UNSET;
 			svmtune_block_lru_del(blk);
@@ -317,6 +318,7 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id)
 			continue;
 		bitmap_zero(blk->resident, SVMTUNE_BLOCK_PAGES);
 		bitmap_zero(blk->prefetched, SVMTUNE_BLOCK_PAGES);
+		bitmap_zero(blk->touched, SVMTUNE_BLOCK_PAGES);
 		blk->loc = SVMTUNE_LOC_UNSET;
 	}
 }

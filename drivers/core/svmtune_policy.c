@@ -161,6 +161,17 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 		eff->thrashing = SVMTUNE_THRASH_TRACK;
 }
 
+/* The fragment size of @eff, at most @cap (log2 bytes). */
+static unsigned int svmtune_fragment_capped(const struct svmtune_policy *eff,
+					    unsigned int cap)
+{
+	unsigned int frag = eff->fragment;
+
+	if (frag == SVMTUNE_FRAGMENT_UNSET)
+		frag = READ_ONCE(svmtune_fragment_size);
+	return min(frag, cap);
+}
+
 /**
  * svmtune_policy_fragment() - the fragment size in effect
  * @eff: a policy from svmtune_policy_effective()
@@ -170,11 +181,7 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
  */
 unsigned int svmtune_policy_fragment(const struct svmtune_policy *eff)
 {
-	unsigned int frag = eff->fragment;
-
-	if (frag == SVMTUNE_FRAGMENT_UNSET)
-		frag = READ_ONCE(svmtune_fragment_size);
-	return min(frag, READ_ONCE(svmtune_fragment_cap));
+	return svmtune_fragment_capped(eff, READ_ONCE(svmtune_fragment_cap));
 }
 
 /**
@@ -717,6 +724,9 @@ static void svmtune_fragment_widen(struct svmtune_block *blk,
  * cap, for a backend that cannot cap the fragments it maps (svmtune_kfd:
  * amdgpu computes them per page-table update, and KFD maps the window in
  * one). Costs a fault per cap-sized block where the window was larger.
+ * Remote windows are clipped too: amdgpu gives system pages whose DMA
+ * addresses are contiguous (a THP, say) fragments of their run's size
+ * (amdgpu_vm_update_range()).
  */
 static void svmtune_fragment_clip(unsigned long addr, struct svmtune_decision *d)
 {
@@ -796,8 +806,9 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	decision->fault_start = decision->start;
 	decision->fault_end = decision->end;
 	decision->throttle_ns = throttle;
-	decision->fragment = svmtune_policy_fragment(&eff);
+	/* One read of the cap: the fragment never exceeds the cap it carries. */
 	decision->fragment_cap = READ_ONCE(svmtune_fragment_cap);
+	decision->fragment = svmtune_fragment_capped(&eff, decision->fragment_cap);
 
 	if (cpu) {
 		decision->action = SVMTUNE_MIGRATE;
@@ -1158,7 +1169,8 @@ void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
 	idx = (addr & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
 	spin_lock(&smm->lock);
 	blk = svmtune_block_find(smm, addr);
-	if (blk)
+	/* Use is of resident pages: arrival clears it (svmtune_note_resident()). */
+	if (blk && test_bit(idx, blk->resident))
 		__set_bit(idx, blk->touched);
 	if (blk && blk->lru_dev == dev) {
 		/* Read by LRU walkers under the device's lru_lock only. */

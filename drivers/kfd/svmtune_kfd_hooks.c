@@ -285,11 +285,6 @@ static void svmtune_kfd_attach_flush(void)
 	svmtune_kfd_attach_worker(NULL);
 }
 
-/* Pages in a decision's window. */
-static unsigned long svmtune_kfd_window_pages(const struct svmtune_decision *d)
-{
-	return (d->end - d->start) >> PAGE_SHIFT;
-}
 
 /*
  * Ask the engine about @slot's fault in @prange of @mm, whose mmap_lock the
@@ -500,7 +495,14 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 			return;
 		}
 		slot->declined = true;
-		slot->result.remote += svmtune_kfd_window_pages(&slot->decision);
+#if SVMTUNE_KFD_HAS_WINDOW
+		/* svmtune_kfd_map_window() maps exactly the engine's window. */
+		slot->result.remote += (slot->decision.end -
+					slot->decision.start) >> PAGE_SHIFT;
+#else
+		/* 6.1 validates and maps the whole range. */
+		slot->result.remote += prange->last - prange->start + 1;
+#endif
 		svmtune_kfd_count(SVMTUNE_KFD_MIGRATIONS_DECLINED, 1);
 		instruction_pointer_set(regs,
 					(unsigned long)svmtune_kfd_migration_declined);

@@ -63,6 +63,9 @@ check stats_of_device_and_process sh -c "'$ctl' stats device 1 | grep -q '^gpu_f
 	'$ctl' stats process $pid | grep -q '^waste_pages '"
 check bad_usage_exits_2 sh -c "'$ctl' set $pid $stack; [ \$? = 2 ] &&
 	'$ctl' set $pid $stack 4K granularity=3K; [ \$? = 2 ] &&
+	'$ctl' set $pid $stack 4K granularity=1; [ \$? = 2 ] &&
+	'$ctl' set $pid $stack 4K fragment=1; [ \$? = 2 ] &&
+	'$ctl' defaults $pid granularity=1; [ \$? = 2 ] &&
 	'$ctl' set $pid $stack 4K colour=red; [ \$? = 2 ] &&
 	'$ctl' bogus; [ \$? = 2 ]"
 check kernel_refusal_exits_1 sh -c "'$ctl' set $pid $stack 4K granularity=2K; [ \$? = 1 ] &&

@@ -101,6 +101,20 @@ static int parse_num(const char *s, __u64 *out)
 	return 0;
 }
 
+/*
+ * A size that is a power of two, as log2 bytes. 1 byte (log2 0) is
+ * refused: 0 is the uapi's "unset", which only "unset" may ask for.
+ */
+static int parse_log2(const char *s, __u64 *log2)
+{
+	__u64 v;
+
+	if (parse_num(s, &v) || v < 2 || (v & (v - 1)))
+		return -1;
+	*log2 = __builtin_ctzll(v);
+	return 0;
+}
+
 static int parse_u32(const char *s, uint32_t *out)
 {
 	__u64 v;
@@ -194,9 +208,9 @@ static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
 				*gran = SVMTUNE_GRANULARITY_UNSET;
 				continue;
 			}
-			if (parse_num(val, &v) || !v || (v & (v - 1)))
+			if (parse_log2(val, &v))
 				goto bad;
-			*gran = __builtin_ctzll(v);
+			*gran = v;
 		} else if (!strcmp(argv[i], "location")) {
 			*set |= SVMTUNE_POLICY_PREFERRED_LOC;
 			if (!strcmp(val, "system"))
@@ -227,9 +241,9 @@ static int parse_fields(int argc, char **argv, uint32_t *set, uint32_t *gran,
 				*fragment = SVMTUNE_FRAGMENT_UNSET;
 				continue;
 			}
-			if (parse_num(val, &v) || !v || (v & (v - 1)))
+			if (parse_log2(val, &v))
 				goto bad;
-			*fragment = __builtin_ctzll(v);
+			*fragment = v;
 		} else {
 			goto bad;
 		}
