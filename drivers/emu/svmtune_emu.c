@@ -95,6 +95,36 @@ module_param_cb(ndevices, &ndevices_ops, &ndevices, 0444);
 MODULE_PARM_DESC(ndevices, "Number of emulated GPUs, 1 to 4 (default 1)");
 
 /*
+ * Pass-through, for make bench's measure of the engine's cost: with a
+ * window (log2 bytes) set, the emulated GPU never calls the policy engine
+ * on its paths. Every fault takes the aligned window of that size, clipped
+ * to the VMA, as the engine's fixed policy would decide; nothing is
+ * counted, tracked, prefetched or evicted (a full device maps remotely).
+ * The same migrations and maps as fixed granularity, minus the engine: a
+ * benchmark's baseline, not a policy.
+ */
+static unsigned int passthrough_window;
+
+static int passthrough_window_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 10, &v) || (v && (v < PAGE_SHIFT || v > 21)))
+		return -EINVAL;
+	passthrough_window = v;
+	return 0;
+}
+
+static const struct kernel_param_ops passthrough_window_ops = {
+	.set = passthrough_window_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(passthrough_window, &passthrough_window_ops, &passthrough_window, 0444);
+MODULE_PARM_DESC(passthrough_window,
+		 "Benchmark baseline: 0 (default) asks the policy engine; 12 to 21 never does, every fault taking the aligned window of 2^N bytes");
+
+/*
  * The TLB model: entries per context, and the largest fragment an entry
  * covers (log2 bytes). An MI300X compute unit's L1 TLB (UTCL1) has a few
  * dozen entries; each caches one PTE fragment, up to 2 MiB here.
@@ -497,13 +527,55 @@ static void svmtune_emu_give_back(struct svmtune_emu_device *edev,
 	edev->region_gen[first / SVMTUNE_EMU_RUN_REGION]++;
 }
 
+/* The engine's decision for @fault, or the pass-through's fixed window. */
+static void svmtune_emu_decide(struct svmtune_emu_device *edev,
+			       struct mm_struct *mm,
+			       const struct svmtune_fault *fault,
+			       struct svmtune_decision *d)
+{
+	unsigned long size, base;
+
+	if (!passthrough_window) {
+		svmtune_decide(&edev->core, mm, fault, d);
+		return;
+	}
+	size = 1UL << passthrough_window;
+	base = ALIGN_DOWN(fault->addr, size);
+	memset(d, 0, sizeof(*d));
+	d->start = max(fault->lo, base);
+	d->end = min(fault->hi, base + size);
+	d->fault_start = d->start;
+	d->fault_end = d->end;
+	d->granularity = passthrough_window;
+	d->fragment = passthrough_window;
+	d->fragment_cap = 30;
+	d->action = SVMTUNE_MIGRATE;
+	d->dest = fault->type == SVMTUNE_FAULT_CPU ? SVMTUNE_LOC_SYSTEM :
+						     edev->core.id;
+}
+
+/* What a fault or migration did, and the pages that left untouched. */
+static void svmtune_emu_account(struct svmtune_emu_device *edev,
+				struct mm_struct *mm,
+				const struct svmtune_fault *fault,
+				const struct svmtune_decision *d,
+				const struct svmtune_result *result,
+				unsigned long waste_addr, unsigned long waste)
+{
+	if (passthrough_window)
+		return;
+	svmtune_account(&edev->core, mm, fault, d, result);
+	if (waste)
+		svmtune_account_waste(&edev->core, mm, waste_addr, waste);
+}
+
 static void svmtune_emu_page_free(struct page *page)
 {
 	struct svmtune_emu_device *edev = svmtune_emu_page_device(page);
 	unsigned long idx = svmtune_emu_page_index(edev, page);
 
 	/* Freed (unmapped, or the process exited) before the GPU touched it. */
-	if (!test_and_set_bit(idx, edev->touched))
+	if (!test_and_set_bit(idx, edev->touched) && !passthrough_window)
 		svmtune_account_waste(&edev->core, NULL, 0, 1);
 
 	spin_lock(&edev->lock);
@@ -589,6 +661,8 @@ static void svmtune_emu_note_moved(struct svmtune_emu_device *edev,
 	unsigned long i, first = 0;
 	bool in_run = false;
 
+	if (passthrough_window)
+		return;
 	for (i = 0; i <= args->npages; i++) {
 		bool moved = i < args->npages &&
 			     (args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i];
@@ -747,7 +821,12 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 	 * fragments amdgpu computes can then span the block. At 4 KiB, pages
 	 * go where they fit.
 	 */
-	frag = d ? d->fragment : svmtune_fragment_size_at(ctx->mm, start);
+	if (d)
+		frag = d->fragment;
+	else if (passthrough_window)
+		frag = passthrough_window;
+	else
+		frag = svmtune_fragment_size_at(ctx->mm, start);
 	fsize = 1UL << frag;
 
 	for (i = 0; i < args.npages; i++) {
@@ -974,9 +1053,7 @@ static vm_fault_t svmtune_emu_peer_fault(struct svmtune_emu_device *edev,
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	pf->bridged += moved;
 	result.to_system = moved;
-	svmtune_account(&edev->core, vma->vm_mm, NULL, NULL, &result);
-	if (waste)
-		svmtune_account_waste(&edev->core, vma->vm_mm, start, waste);
+	svmtune_emu_account(edev, vma->vm_mm, NULL, NULL, &result, start, waste);
 	return 0;
 }
 
@@ -1008,7 +1085,7 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 
 	if (pf)
 		return svmtune_emu_peer_fault(edev, vmf, pf);
-	svmtune_decide(&edev->core, vma->vm_mm, &fault, &d);
+	svmtune_emu_decide(edev, vma->vm_mm, &fault, &d);
 	/*
 	 * Thrashing pages are throttled: the CPU waits before it takes them
 	 * back. Where the fault may be retried, without mmap_lock (another
@@ -1040,9 +1117,7 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 	if (moved < 0)
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	result.to_system = moved;
-	svmtune_account(&edev->core, vma->vm_mm, &fault, &d, &result);
-	if (waste)
-		svmtune_account_waste(&edev->core, vma->vm_mm, d.start, waste);
+	svmtune_emu_account(edev, vma->vm_mm, &fault, &d, &result, d.start, waste);
 	return 0;
 }
 
@@ -1345,7 +1420,7 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	}
 	svmtune_emu_walk_end_locked(&walk);
 	mutex_unlock(&ctx->lock);
-	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
+	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES && !passthrough_window; i++)
 		svmtune_account_fragments(&ctx->edev->core, PAGE_SHIFT + i,
 					  mapped[i]);
 	if (!ret)
@@ -1452,7 +1527,9 @@ static unsigned long svmtune_emu_make_room(struct svmtune_emu_device *edev,
 	unsigned long evicted = 0, tries = 0;
 	struct svmtune_evict v;
 
-	while (evicted < need && tries++ < SVMTUNE_EMU_EVICT_TRIES + need / 512 &&
+	/* The engine keeps the LRU: a pass-through has none to evict by. */
+	while (!passthrough_window && evicted < need &&
+	       tries++ < SVMTUNE_EMU_EVICT_TRIES + need / 512 &&
 	       svmtune_evict_victim(&edev->core, mm, start, end, &v)) {
 		evicted += svmtune_emu_evict(edev, &v);
 		mmput(v.mm);
@@ -1513,7 +1590,7 @@ again:
 	}
 	fault.lo = vma->vm_start;
 	fault.hi = vma->vm_end;
-	svmtune_decide(&edev->core, ctx->mm, &fault, &d);
+	svmtune_emu_decide(edev, ctx->mm, &fault, &d);
 	/*
 	 * Thrashing pages are throttled: the GPU's fault waits, as a GPU
 	 * fault left unserviced is replayed later, then asks again (the VMA
@@ -1582,7 +1659,7 @@ again:
 	svmtune_emu_peer_end(&pf);
 	if (ret >= 0)
 		result.remote = ret;
-	svmtune_account(&edev->core, ctx->mm, &fault, &d, &result);
+	svmtune_emu_account(edev, ctx->mm, &fault, &d, &result, 0, 0);
 
 	tally->faults++;
 	tally->migrated += result.to_device;
@@ -1631,7 +1708,7 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 		memcpy(bounce, va, PAGE_SIZE);
 	kunmap_local(va);
 	mutex_unlock(&ctx->lock);
-	if (first_use)
+	if (first_use && !passthrough_window)
 		svmtune_note_device_use(&edev->core, ctx->mm, addr);
 	return 0;
 }
@@ -1749,7 +1826,8 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	arg->tlb_hits = tally.tlb_hits;
 	arg->tlb_misses = tally.tlb_misses;
 	arg->evicted = tally.evicted;
-	svmtune_account_tlb(&ctx->edev->core, ctx->mm, arg->addr,
+	if (!passthrough_window)
+		svmtune_account_tlb(&ctx->edev->core, ctx->mm, arg->addr,
 			    tally.tlb_hits, tally.tlb_misses);
 	kfree(bounce);
 out_mmput:
@@ -1803,9 +1881,7 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 		}
 	}
 	mmap_read_unlock(ctx->mm);
-	svmtune_account(&edev->core, ctx->mm, NULL, NULL, &result);
-	if (waste)
-		svmtune_account_waste(&edev->core, ctx->mm, arg->addr, waste);
+	svmtune_emu_account(edev, ctx->mm, NULL, NULL, &result, arg->addr, waste);
 	mmput(ctx->mm);
 	arg->migrated = result.to_device + result.to_system;
 	return ret;
@@ -1952,7 +2028,7 @@ static int svmtune_emu_open(struct inode *inode, struct file *file)
 
 	if (!current->mm)
 		return -EINVAL;
-	ret = svmtune_mm_attach(current->mm);
+	ret = passthrough_window ? 0 : svmtune_mm_attach(current->mm);
 	if (ret)
 		return ret;
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);

@@ -475,13 +475,76 @@ static void print_uvm_ratios(const char *const *workloads, unsigned int n,
 static const char *const columns =
 	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,thrashing_detected,model_ms,model_x";
 
+/*
+ * --overhead LOG2: the engine's cost on the fault path. With svmtune_emu
+ * loaded normally, fixed windows of 2^LOG2 bytes through the engine (no
+ * prefetch, thrashing off); with svmtune_emu's passthrough_window=LOG2,
+ * the same windows without the engine. Prints "engine|passthrough,LOG2,
+ * workload,ms" for the fault-bound workloads, best of the runs.
+ */
+static int overhead_main(int emu, int ctl, unsigned int log2)
+{
+	static const char *const workloads[] = { "stream", "random" };
+	static const char *const knobs[] = { "policy", "granularity",
+					     "prefetch_threshold", "thrashing",
+					     "fragment_auto" };
+	char saved[ARRAY_SIZE(knobs)][32], gran[16], pt[16];
+	const struct policy none = { 0 };
+	unsigned int w, k, passthrough;
+	int ret = 0;
+
+	if (svmtune_tool_read_file(
+		    "/sys/module/svmtune_emu/parameters/passthrough_window", pt,
+		    sizeof(pt)))
+		return -EIO;
+	passthrough = strtoul(pt, NULL, 10);
+	if (passthrough && passthrough != log2)
+		return -EINVAL;
+	snprintf(gran, sizeof(gran), "%lu%s",
+		 log2 >= 20 ? 1UL << (log2 - 20) : 1UL << (log2 - 10),
+		 log2 >= 20 ? "M" : "K");
+	for (k = 0; k < ARRAY_SIZE(knobs); k++)
+		if (svmtune_tool_read_knob(knobs[k], saved[k],
+					   sizeof(saved[k])))
+			return -EIO;
+	if (!passthrough &&
+	    (svmtune_tool_write_knob("policy", "fixed") ||
+	     svmtune_tool_write_knob("granularity", gran) ||
+	     svmtune_tool_write_knob("prefetch_threshold", "0") ||
+	     svmtune_tool_write_knob("thrashing", "off") ||
+	     svmtune_tool_write_knob("fragment_auto", "0")))
+		ret = -EIO;
+	for (w = 0; w < ARRAY_SIZE(workloads) && !ret; w++) {
+		struct result r, best = { 0 };
+		int i;
+
+		for (i = 0; i < repeat && !ret; i++) {
+			ret = measure(emu, ctl, workloads[w], &none, &r);
+			if (!ret && (i == 0 || r.ms < best.ms))
+				best = r;
+		}
+		if (!ret)
+			printf("%s,%u,%s,%.3f\n",
+			       passthrough ? "passthrough" : "engine", log2,
+			       workloads[w], best.ms);
+	}
+	for (k = 0; k < ARRAY_SIZE(knobs); k++)
+		svmtune_tool_write_knob(knobs[k], saved[k]);
+	return ret;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: svmtune_bench [--smoke]\n"
+		"Usage: svmtune_bench [--smoke] [--overhead LOG2]\n"
 		"  --smoke  a small, fast run (output shape, not numbers)\n"
+		"  --overhead LOG2  fixed 2^LOG2-byte windows through the engine, or,\n"
+		"           with svmtune_emu's passthrough_window=LOG2, without it\n"
+		"           (the engine's cost; \"engine|passthrough,LOG2,workload,ms\")\n"
 		"The modeled time's constants: SVMTUNE_MODEL_FAULT_US, _CPU_FAULT_US,\n"
-		"_LINK_GBS, _REMOTE_PAGE_US, _TLB_MISS_US, _HBM_GBS (Documentation/benchmarks.rst).\n");
+		"_LINK_GBS, _REMOTE_PAGE_US, _TLB_MISS_US, _HBM_GBS (Documentation/benchmarks.rst).\n"
+		"SVMTUNE_BENCH_KERNEL names the test kernel's variant in the header\n"
+		"(tools/bench/run sets it: debug or bench).\n");
 }
 
 int main(int argc, char **argv)
@@ -504,22 +567,29 @@ int main(int argc, char **argv)
 	struct result res[NPOLICIES];
 	struct row rows[ARRAY_SIZE(workloads)][NPOLICIES];
 	static struct result all[ARRAY_SIZE(workloads)][NPOLICIES];
-	unsigned int w, p, k;
-	int emu, ctl, ret = 0;
+	unsigned int w, p, k, overhead = 0;
+	int emu, ctl, ret = 0, a;
+	const char *kernel;
 
-	if (argc == 2 && !strcmp(argv[1], "--smoke")) {
-		buf_size = 4 * MIB;
-		repeat = 1;
-		sparse_pages = 64;
-		pingpong_rounds = 8;
-		pingpong_pages = 2;
-		tlb_passes = 1;
-	} else if (argc == 2 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
-	} else if (argc != 1) {
-		usage(stderr);
-		return 2;
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--smoke")) {
+			buf_size = 4 * MIB;
+			repeat = 1;
+			sparse_pages = 64;
+			pingpong_rounds = 8;
+			pingpong_pages = 2;
+			tlb_passes = 1;
+		} else if (!strcmp(argv[a], "--overhead") && a + 1 < argc) {
+			overhead = strtoul(argv[++a], NULL, 10);
+			if (overhead < 12 || overhead > 21) {
+				usage(stderr);
+				return 2;
+			}
+		} else {
+			/* --help, or anything else: a usage error. */
+			usage(strcmp(argv[a], "--help") ? stderr : stdout);
+			return strcmp(argv[a], "--help") ? 2 : 0;
+		}
 	}
 
 	if (model_from_env())
@@ -537,6 +607,17 @@ int main(int argc, char **argv)
 			device_mem);
 		return 1;
 	}
+	if (overhead) {
+		/* More runs: the ratio is of two close times (smoke: 1 MiB). */
+		if (repeat == 1)
+			buf_size = MIB;
+		else
+			repeat = 5;
+		ret = overhead_main(emu, ctl, overhead);
+		if (ret)
+			fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));
+		return ret ? 1 : 0;
+	}
 	for (k = 0; k < ARRAY_SIZE(knobs); k++) {
 		if (svmtune_tool_read_knob(knobs[k], saved[k],
 					   sizeof(saved[k]))) {
@@ -545,7 +626,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/*
-	 * This emulated machine (TCG, a debug kernel) runs a GPU fault in
+	 * This emulated machine (TCG, the test kernel) runs a GPU fault in
 	 * tens of milliseconds where an MI300X takes tens of microseconds:
 	 * the thrashing clocks are stretched alike, or a pin would end
 	 * before the page comes round again (pingpong visits each page
@@ -555,9 +636,11 @@ int main(int argc, char **argv)
 	svmtune_tool_write_knob("thrashing_pin_ms", "30000");
 	svmtune_tool_write_knob("thrashing_throttle_us", "20000");
 
-	printf("svmtune_bench: %lu MiB buffer (oversub: %llu MiB, the GPU has %llu MiB), emulated GPU, best of %d runs%s\n\n",
+	kernel = getenv("SVMTUNE_BENCH_KERNEL");
+	printf("svmtune_bench: %lu MiB buffer (oversub: %llu MiB, the GPU has %llu MiB), emulated GPU, best of %d runs%s, %s test kernel\n\n",
 	       buf_size / MIB, device_mem / 2 * 3 / MIB, device_mem / MIB,
-	       repeat, repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "");
+	       repeat, repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "",
+	       kernel && *kernel ? kernel : "unnamed");
 	printf("Ratios are to fixed-2M in the same run (time x, bytes x, model x).\n");
 	printf("Model (MI300X-class, Documentation/benchmarks.rst): GPU fault %g us, CPU fault %g us, link %g GB/s, remote page %g us, TLB miss %g us, HBM %g GB/s.\n\n",
 	       model.fault_us, model.cpu_fault_us, model.link_gbs,

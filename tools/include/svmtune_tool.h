@@ -39,15 +39,13 @@ static inline int svmtune_tool_write_knob(const char *name, const char *val)
 	return ok ? 0 : -1;
 }
 
-/* Read /sys/kernel/svmtune/@name into @buf; 0 or -1. */
-static inline int svmtune_tool_read_knob(const char *name, char *buf,
+/* Read the file @path into @buf; 0 or -1. */
+static inline int svmtune_tool_read_file(const char *path, char *buf,
 					 size_t len)
 {
-	char path[128];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -57,6 +55,16 @@ static inline int svmtune_tool_read_knob(const char *name, char *buf,
 		return -1;
 	buf[n] = '\0';
 	return 0;
+}
+
+/* Read /sys/kernel/svmtune/@name into @buf; 0 or -1. */
+static inline int svmtune_tool_read_knob(const char *name, char *buf,
+					 size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/%s", name);
+	return svmtune_tool_read_file(path, buf, len);
 }
 
 /* The engine's counters of the calling process; 0 or -1. */
