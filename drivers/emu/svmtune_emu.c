@@ -169,10 +169,14 @@ MODULE_PARM_DESC(tlb_max_fragment,
  * @backing: system pages holding each VRAM page's bytes
  * @touched: per VRAM page: the GPU accessed it since it arrived (or its
  *	waste was already counted)
- * @lock: protects @used, @reserved, @taken, @nfree, @hint and @region_gen
+ * @lock: protects @used, @reserved, @holds, @taken, @nfree, @hint and
+ *	@region_gen; taken inside a context's layout lock
  * @used: per VRAM page: allocated
  * @reserved: per VRAM page: in a run reserved for a fragment block
  *	(svmtune_emu_reserve_run()), whether allocated or not
+ * @holds: per VRAM page: how many reserved runs hold it (a new run takes
+ *	pages of older ones when no free run is left); @reserved is set
+ *	while it is nonzero
  * @taken: @used | @reserved: what single pages avoid while they can
  * @nfree: VRAM pages not allocated
  * @hint: where the next single-page search starts
@@ -194,6 +198,7 @@ struct svmtune_emu_device {
 	spinlock_t lock;
 	unsigned long *used;
 	unsigned long *reserved;
+	u16 *holds;
 	unsigned long *taken;
 	unsigned long nfree;
 	unsigned long hint;
@@ -452,21 +457,20 @@ static unsigned int svmtune_emu_hint_frag(void *entry)
 static long svmtune_emu_reserve_run(struct svmtune_emu_device *edev,
 				    unsigned long n, u32 *gen)
 {
-	unsigned long idx;
+	unsigned long idx, i;
 
-	spin_lock(&edev->lock);
+	lockdep_assert_held(&edev->lock);
 	idx = bitmap_find_next_zero_area(edev->taken, edev->npages, 0, n, n - 1);
 	if (idx >= edev->npages)
 		idx = bitmap_find_next_zero_area(edev->used, edev->npages, 0, n,
 						 n - 1);
-	if (idx >= edev->npages) {
-		spin_unlock(&edev->lock);
+	if (idx >= edev->npages)
 		return -1;
-	}
+	for (i = idx; i < idx + n; i++)
+		edev->holds[i]++;
 	bitmap_set(edev->reserved, idx, n);
 	bitmap_set(edev->taken, idx, n);
 	*gen = edev->region_gen[idx / SVMTUNE_EMU_RUN_REGION];
-	spin_unlock(&edev->lock);
 	return idx;
 }
 
@@ -482,24 +486,25 @@ static bool svmtune_emu_run_valid(struct svmtune_emu_device *edev, long run,
 /*
  * Release the reservation of the @n pages at @run (generation @gen): its
  * block no longer wants it. Its allocated pages stay allocated; once freed
- * they are free pages like any other. Nothing if the region's reservations
- * were dropped since (the run may be another block's now). A run that
- * took pages of an older reservation (svmtune_emu_reserve_run()) releases
- * them too: the older block loses contiguity there, never data.
+ * they are free pages like any other. Pages another run holds too stay
+ * reserved for it. Nothing if the region's reservations were dropped since
+ * (the run may be another block's now). Lock held.
  */
 static void svmtune_emu_release_run(struct svmtune_emu_device *edev, long run,
 				    unsigned long n, u32 gen)
 {
 	unsigned long i;
 
-	spin_lock(&edev->lock);
-	if (svmtune_emu_run_valid(edev, run, gen)) {
-		bitmap_clear(edev->reserved, run, n);
-		for (i = run; i < run + n; i++)
-			if (!test_bit(i, edev->used))
-				__clear_bit(i, edev->taken);
+	lockdep_assert_held(&edev->lock);
+	if (!svmtune_emu_run_valid(edev, run, gen))
+		return;
+	for (i = run; i < run + n; i++) {
+		if (WARN_ON_ONCE(!edev->holds[i]) || --edev->holds[i])
+			continue;
+		__clear_bit(i, edev->reserved);
+		if (!test_bit(i, edev->used))
+			__clear_bit(i, edev->taken);
 	}
-	spin_unlock(&edev->lock);
 }
 
 /*
@@ -524,6 +529,7 @@ static void svmtune_emu_give_back(struct svmtune_emu_device *edev,
 		return;
 	bitmap_clear(edev->reserved, first, n);
 	bitmap_clear(edev->taken, first, n);
+	memset(&edev->holds[first], 0, n * sizeof(*edev->holds));
 	edev->region_gen[first / SVMTUNE_EMU_RUN_REGION]++;
 }
 
@@ -729,66 +735,80 @@ static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end
 /* Release the run @entry (a layout hint, may be NULL) names. */
 static void svmtune_emu_hint_drop(struct svmtune_emu_device *edev, void *entry)
 {
-	if (entry)
-		svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
-					1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
-					svmtune_emu_hint_gen(entry));
-}
-
-/* The run @entry (a layout hint, may be NULL) names if valid for @frag. */
-static long svmtune_emu_hint_use(struct svmtune_emu_device *edev, void *entry,
-				 unsigned int frag)
-{
-	long run = -1;
-
-	if (!entry || svmtune_emu_hint_frag(entry) != frag)
-		return -1;
+	if (!entry)
+		return;
 	spin_lock(&edev->lock);
-	if (svmtune_emu_run_valid(edev, svmtune_emu_hint_run(entry),
-				  svmtune_emu_hint_gen(entry)))
-		run = svmtune_emu_hint_run(entry);
+	svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
+				1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
+				svmtune_emu_hint_gen(entry));
 	spin_unlock(&edev->lock);
-	return run;
 }
 
 /*
  * The first VRAM index of the run of the fragment block at @base (log2
  * bytes @frag) in @ctx, reserving one if the block has none yet, or none
- * still valid, or one of another size; -1 if no run could be had (the
- * pages then go where they fit). Migrations of one context run in
- * parallel (mmap_lock read-held): the first to record its run wins, and
- * the others release theirs and use it.
+ * still valid, or one of another size (whose run is released first, so
+ * the new one may reuse its pages); -1 if no run could be had (the pages
+ * then go where they fit). Migrations of one context run in parallel
+ * (mmap_lock read-held): the layout's lock makes the look-up and the
+ * reservation one step, so two first faults of a block get one run. A
+ * block that grew (fragment_size raised) drops the hints, and runs, of
+ * the smaller blocks inside it; a block that shrank leaves the bigger
+ * block's hint to its first block, or to unmap and close.
  */
 static long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 				     unsigned long base, unsigned int frag)
 {
 	struct svmtune_emu_device *edev = ctx->edev;
-	unsigned long index = base >> PAGE_SHIFT;
+	unsigned long index = base >> PAGE_SHIFT, i;
 	unsigned long n = 1UL << (frag - PAGE_SHIFT);
-	void *entry = xa_load(&ctx->layout, index), *mine, *old;
-	long run = svmtune_emu_hint_use(edev, entry, frag);
+	void *entry, *old;
+	long run = -1;
 	u32 gen;
 
-	if (run >= 0)
-		return run;
-	run = svmtune_emu_reserve_run(edev, n, &gen);
-	if (run < 0)
-		return -1;
-	/*
-	 * GFP_NOWAIT: the pages being migrated are locked, and the hint is
-	 * only worth what it saves. Without it the run is released: a
-	 * reservation nobody names would stay until its region empties.
-	 */
-	mine = svmtune_emu_hint_make(run, gen, frag);
-	old = xa_cmpxchg(&ctx->layout, index, entry, mine,
-			 GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
-	if (old == entry) {
-		/* A stale hint names nothing; one of another size, a run. */
-		svmtune_emu_hint_drop(edev, entry);
+	xa_lock(&ctx->layout);
+	entry = xa_load(&ctx->layout, index);
+	spin_lock(&edev->lock);
+	if (entry && svmtune_emu_hint_frag(entry) == frag &&
+	    svmtune_emu_run_valid(edev, svmtune_emu_hint_run(entry),
+				  svmtune_emu_hint_gen(entry))) {
+		run = svmtune_emu_hint_run(entry);
+		spin_unlock(&edev->lock);
+		xa_unlock(&ctx->layout);
 		return run;
 	}
-	svmtune_emu_release_run(edev, run, n, gen);
-	return xa_is_err(old) ? -1 : svmtune_emu_hint_use(edev, old, frag);
+	if (entry)
+		svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
+					1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
+					svmtune_emu_hint_gen(entry));
+	run = svmtune_emu_reserve_run(edev, n, &gen);
+	spin_unlock(&edev->lock);
+	/*
+	 * GFP_NOWAIT: the pages being migrated are locked, the layout's lock
+	 * is held, and the hint is only worth what it saves. Without it the
+	 * run is released: a reservation nobody names would stay until its
+	 * region empties.
+	 */
+	if (run >= 0) {
+		old = __xa_store(&ctx->layout, index,
+				 svmtune_emu_hint_make(run, gen, frag),
+				 GFP_NOWAIT | __GFP_NOWARN);
+		if (xa_is_err(old)) {
+			spin_lock(&edev->lock);
+			svmtune_emu_release_run(edev, run, n, gen);
+			spin_unlock(&edev->lock);
+			run = -1;
+		}
+	}
+	if (run < 0 && entry)
+		__xa_erase(&ctx->layout, index);
+	if (run >= 0 && n > 1)
+		xa_for_each_range(&ctx->layout, i, entry, index + 1, index + n - 1) {
+			__xa_erase(&ctx->layout, i);
+			svmtune_emu_hint_drop(edev, entry);
+		}
+	xa_unlock(&ctx->layout);
+	return run;
 }
 
 /*
@@ -2233,6 +2253,7 @@ static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
 	bitmap_free(edev->used);
 	bitmap_free(edev->reserved);
 	bitmap_free(edev->taken);
+	kvfree(edev->holds);
 	kfree(edev->region_gen);
 }
 
@@ -2252,10 +2273,11 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->used = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->reserved = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->taken = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	edev->holds = kvcalloc(edev->npages, sizeof(*edev->holds), GFP_KERNEL);
 	edev->region_gen = kcalloc(DIV_ROUND_UP(edev->npages, SVMTUNE_EMU_RUN_REGION),
 				   sizeof(*edev->region_gen), GFP_KERNEL);
 	if (!edev->backing || !edev->touched || !edev->used || !edev->reserved ||
-	    !edev->taken || !edev->region_gen) {
+	    !edev->holds || !edev->taken || !edev->region_gen) {
 		ret = -ENOMEM;
 		goto err_free_mem;
 	}
