@@ -285,7 +285,6 @@ static void svmtune_kfd_attach_flush(void)
 	svmtune_kfd_attach_worker(NULL);
 }
 
-
 /*
  * Ask the engine about @slot's fault in @prange of @mm, whose mmap_lock the
  * caller holds. The window may not leave the VMA or the KFD range.

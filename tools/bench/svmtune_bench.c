@@ -485,9 +485,10 @@ static const char *const columns =
 static int overhead_main(int emu, int ctl, unsigned int log2)
 {
 	static const char *const workloads[] = { "stream", "random" };
-	static const char *const knobs[] = { "policy", "granularity",
-					     "prefetch_threshold", "thrashing",
-					     "fragment_auto" };
+	static const char *const knobs[] = {
+		"policy",    "granularity",   "prefetch_threshold",
+		"thrashing", "fragment_auto", "fragment_size"
+	};
 	char saved[ARRAY_SIZE(knobs)][32], gran[16], pt[16];
 	const struct policy none = { 0 };
 	unsigned int w, k, passthrough;
@@ -512,7 +513,9 @@ static int overhead_main(int emu, int ctl, unsigned int log2)
 	     svmtune_tool_write_knob("granularity", gran) ||
 	     svmtune_tool_write_knob("prefetch_threshold", "0") ||
 	     svmtune_tool_write_knob("thrashing", "off") ||
-	     svmtune_tool_write_knob("fragment_auto", "0")))
+	     svmtune_tool_write_knob("fragment_auto", "0") ||
+	     /* The pass-through lays VRAM out per window, so must the engine. */
+	     svmtune_tool_write_knob("fragment_size", gran)))
 		ret = -EIO;
 	for (w = 0; w < ARRAY_SIZE(workloads) && !ret; w++) {
 		struct result r, best = { 0 };
