@@ -28,7 +28,12 @@
  * list of walks in flight; it is taken
  * by the invalidation callback, so nothing allocates with reclaim or calls
  * into the mm while holding it. edev->lock (a spinlock) protects the VRAM
- * free list. Neither is held when calling the engine.
+ * allocation and reservation state. A context's layout xarray lock is
+ * taken inside ctx->lock (the invalidation callback erases hints) and
+ * outside edev->lock (svmtune_emu_fragment_run()): ctx->lock, then the
+ * layout's xa_lock, then edev->lock. Both spinlocks are taken in process
+ * context only (page_free runs where a device page's last reference goes:
+ * migration, unmap, exit). None is held when calling the engine.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -175,8 +180,9 @@ MODULE_PARM_DESC(tlb_max_fragment,
  * @reserved: per VRAM page: in a run reserved for a fragment block
  *	(svmtune_emu_reserve_run()), whether allocated or not
  * @holds: per VRAM page: how many reserved runs hold it (a new run takes
- *	pages of older ones when no free run is left); @reserved is set
- *	while it is nonzero
+ *	pages of older ones when no free run is left, and each holder is a
+ *	live layout hint, so a u32 cannot wrap); @reserved is set while it
+ *	is nonzero
  * @taken: @used | @reserved: what single pages avoid while they can
  * @nfree: VRAM pages not allocated
  * @hint: where the next single-page search starts
@@ -198,7 +204,7 @@ struct svmtune_emu_device {
 	spinlock_t lock;
 	unsigned long *used;
 	unsigned long *reserved;
-	u16 *holds;
+	u32 *holds;
 	unsigned long *taken;
 	unsigned long nfree;
 	unsigned long hint;
@@ -410,15 +416,14 @@ static struct page *svmtune_emu_alloc_vram_at(struct svmtune_emu_device *edev,
 
 /*
  * A layout hint (struct svmtune_emu_ctx.layout) packs the log2 bytes of
- * the block in bits 0-4, the low bits of its region's generation in bits
- * 5-28 (a false match needs 16 million drops of one region between two
- * faults of a block, and costs only contiguity) and the run's first VRAM
- * index above: at most 2^18 pages (1 GiB of VRAM), well inside an
- * xarray value.
+ * the block in bits 0-4, its region's generation (all 32 bits: a stale
+ * hint must never pass for a live one, or its release would drop other
+ * runs' holds) in bits 5-36 and the run's first VRAM index above: at most
+ * 2^18 pages (1 GiB of VRAM), so 55 bits, inside an xarray value.
  */
 #define SVMTUNE_EMU_HINT_GEN_SHIFT	5
-#define SVMTUNE_EMU_HINT_GEN_MASK	GENMASK(23, 0)
-#define SVMTUNE_EMU_HINT_RUN_SHIFT	29
+#define SVMTUNE_EMU_HINT_GEN_MASK	GENMASK(31, 0)
+#define SVMTUNE_EMU_HINT_RUN_SHIFT	37
 
 static void *svmtune_emu_hint_make(long run, u32 gen, unsigned int frag)
 {
@@ -499,7 +504,8 @@ static void svmtune_emu_release_run(struct svmtune_emu_device *edev, long run,
 	if (!svmtune_emu_run_valid(edev, run, gen))
 		return;
 	for (i = run; i < run + n; i++) {
-		if (WARN_ON_ONCE(!edev->holds[i]) || --edev->holds[i])
+		/* Never zero for a valid run: each holder counted itself. */
+		if (!edev->holds[i] || --edev->holds[i])
 			continue;
 		__clear_bit(i, edev->reserved);
 		if (!test_bit(i, edev->used))
