@@ -738,15 +738,22 @@ static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end
 			SVMTUNE_EMU_MIGRATE_CHUNK);
 }
 
+/* Release the run the layout hint @entry names. edev->lock held. */
+static void svmtune_emu_hint_release(struct svmtune_emu_device *edev,
+				     void *entry)
+{
+	svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
+				1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
+				svmtune_emu_hint_gen(entry));
+}
+
 /* Release the run @entry (a layout hint, may be NULL) names. */
 static void svmtune_emu_hint_drop(struct svmtune_emu_device *edev, void *entry)
 {
 	if (!entry)
 		return;
 	spin_lock(&edev->lock);
-	svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
-				1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
-				svmtune_emu_hint_gen(entry));
+	svmtune_emu_hint_release(edev, entry);
 	spin_unlock(&edev->lock);
 }
 
@@ -784,9 +791,7 @@ static long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 		return run;
 	}
 	if (entry)
-		svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
-					1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
-					svmtune_emu_hint_gen(entry));
+		svmtune_emu_hint_release(edev, entry);
 	run = svmtune_emu_reserve_run(edev, n, &gen);
 	spin_unlock(&edev->lock);
 	/*

@@ -217,6 +217,18 @@ TEST_F(module, emu_parameters_errno)
 	ASSERT_EQ(0, unload_emu());
 }
 
+/* A GPU read of @size bytes at @buf into @data through @gpu. */
+static int gpu_read(int gpu, char *buf, unsigned long size, char *data,
+		    struct svmtune_emu_access *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->addr = (uintptr_t)buf;
+	a->size = size;
+	a->ptr = (uintptr_t)data;
+	a->op = SVMTUNE_EMU_READ;
+	return ioctl(gpu, SVMTUNE_EMU_IOC_ACCESS, a);
+}
+
 /* The engine's device counters of svmtune_emu0 (gpu_faults first). */
 static int emu0_counters(int ctl, struct svmtune_counters *c)
 {
@@ -267,12 +279,7 @@ TEST_F(module, passthrough_window_bypasses_the_engine)
 		buf[i] = (char)(i * 7 + 1);
 	ASSERT_EQ(0, emu0_counters(ctl, &before));
 
-	memset(&a, 0, sizeof(a));
-	a.addr = (uintptr_t)buf;
-	a.size = size;
-	a.ptr = (uintptr_t)data;
-	a.op = SVMTUNE_EMU_READ;
-	ASSERT_EQ(0, ioctl(gpu, SVMTUNE_EMU_IOC_ACCESS, &a));
+	ASSERT_EQ(0, gpu_read(gpu, buf, size, data, &a));
 	/* A 64 KiB window per fault, not the engine's 2 MiB. */
 	EXPECT_EQ(size / (64 << 10), a.faults);
 	EXPECT_EQ(size / 4096, a.migrated);
@@ -282,12 +289,7 @@ TEST_F(module, passthrough_window_bypasses_the_engine)
 	EXPECT_EQ(size, i);
 	/* A CPU read takes its 64 KiB window back. */
 	EXPECT_EQ((char)(100 * 7 + 1), buf[100]);
-	memset(&a, 0, sizeof(a));
-	a.addr = (uintptr_t)buf;
-	a.size = size;
-	a.ptr = (uintptr_t)data;
-	a.op = SVMTUNE_EMU_READ;
-	ASSERT_EQ(0, ioctl(gpu, SVMTUNE_EMU_IOC_ACCESS, &a));
+	ASSERT_EQ(0, gpu_read(gpu, buf, size, data, &a));
 	EXPECT_EQ(1, a.faults);
 	EXPECT_EQ(16, a.migrated);
 
