@@ -31,6 +31,7 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_PROCESSES_ATTACHED,
 	SVMTUNE_KFD_ATTACH_FAILED,
 	SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED,
+	SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES,
 	SVMTUNE_KFD_NR_STATS,
 };
 
@@ -47,12 +48,22 @@ extern atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
 extern bool svmtune_kfd_filter_per_window;
 
 /* svmtune_kfd_hooks.c */
-int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
-			     char *why, size_t len);
+int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len);
 void svmtune_kfd_hooks_detach(void);
 ssize_t svmtune_kfd_hooks_show(char *buf);
 u64 svmtune_kfd_untracked_faults(void);
 int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
 			    char *why, size_t len);
+
+/* svmtune_kfd_nodes.c; struct svmtune_kfd_node is in svmtune_kfd_compat.h */
+#ifdef _SVMTUNE_KFD_COMPAT_H
+struct svmtune_device *svmtune_kfd_node_device(const struct svmtune_kfd_node *node);
+void svmtune_kfd_node_gone(const struct svmtune_kfd_node *node);
+#endif
+struct amdgpu_device;
+struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_device *adev);
+void svmtune_kfd_nodes_reset(void);
+unsigned int svmtune_kfd_nodes_count(void);
+ssize_t svmtune_kfd_nodes_show(char *buf);
 
 #endif /* _SVMTUNE_KFD_H */

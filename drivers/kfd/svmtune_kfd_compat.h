@@ -69,6 +69,25 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 				   unsigned long last, uint32_t trigger,
 				   struct page *fault_page);
 
+/* A KFD node: a GPU or one compute partition of it. */
+#define svmtune_kfd_node kfd_node
+typedef int (svmtune_kfd_topology_remove_t)(struct kfd_node *gpu);
+
+/*
+ * The node a GPU fault came from, at the entry of svm_range_restore_pages():
+ * the interrupt's node_id and vmid pick the partition, as KFD itself does
+ * next (kfd_node_by_irq_ids(), inline).
+ */
+static inline struct svmtune_kfd_node *svmtune_kfd_restore_node(struct pt_regs *regs)
+{
+	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
+
+	if (!adev || !adev->kfd.dev)
+		return NULL;
+	return kfd_node_by_irq_ids(adev, regs_get_kernel_argument(regs, 3),
+				   regs_get_kernel_argument(regs, 2));
+}
+
 #elif SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 1
 /*
  * 6.1: a GPU fault migrates the whole range; the CPU-fault path splits the
@@ -98,6 +117,18 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 				   struct mm_struct *mm, uint32_t trigger,
 				   struct page *fault_page);
 
+/* A KFD device: 6.1 has no partitions, one per GPU. */
+#define svmtune_kfd_node kfd_dev
+typedef int (svmtune_kfd_topology_remove_t)(struct kfd_dev *gpu);
+
+/* The device a GPU fault came from, at the entry of svm_range_restore_pages(). */
+static inline struct svmtune_kfd_node *svmtune_kfd_restore_node(struct pt_regs *regs)
+{
+	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
+
+	return adev ? adev->kfd.dev : NULL;
+}
+
 #else
 #error "svmtune_kfd knows the KFD of Linux 6.1.y and 6.12.y only"
 #endif
@@ -112,6 +143,7 @@ static inline void svmtune_kfd_check_prototypes(void)
 	svmtune_kfd_restore_pages_t *restore __maybe_unused = svm_range_restore_pages;
 	svmtune_kfd_to_vram_t *to_vram __maybe_unused = svm_migrate_to_vram;
 	svmtune_kfd_to_ram_t *to_ram __maybe_unused = svm_migrate_vram_to_ram;
+	svmtune_kfd_topology_remove_t *remove __maybe_unused = kfd_topology_remove_device;
 }
 
 /* The @n-th (0-based) argument of the function whose entry @regs is at. */
@@ -144,6 +176,26 @@ static inline void svmtune_kfd_set_arg(struct pt_regs *regs, unsigned int n,
 		regs->r9 = val;
 		break;
 	}
+}
+
+/*
+ * The node of @prange's process whose user gpu_id is @gpu_id (KFD's
+ * actual_loc, preferred_loc and best_loc are user gpu_ids), or NULL.
+ * p->pdds[] is complete before the process's SVM state exists and never
+ * shrinks while it does; the caller is in a KFD path on @prange.
+ */
+static inline struct svmtune_kfd_node *svmtune_kfd_range_node(struct svm_range *prange,
+							 u32 gpu_id)
+{
+	struct kfd_process *p = container_of(prange->svms, struct kfd_process, svms);
+	u32 i;
+
+	if (!gpu_id)
+		return NULL;
+	for (i = 0; i < p->n_pdds; i++)
+		if (p->pdds[i]->user_gpu_id == gpu_id)
+			return p->pdds[i]->dev;
+	return NULL;
 }
 
 #if SVMTUNE_KFD_HAS_VRAM_PAGES

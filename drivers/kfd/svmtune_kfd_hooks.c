@@ -60,9 +60,6 @@ bool svmtune_kfd_filter_per_window = SVMTUNE_KFD_HAS_WINDOW;
 static_assert(AMDGPU_PTE_FRAG(1) == 1ULL << 7,
 	      "the PTE fragment field moved: fix svmtune_kfd_update_ptes()");
 
-/* The engine's device for the attached KFD; set while hooks are registered. */
-static struct svmtune_device *svmtune_kfd_dev;
-
 static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
 {
 	atomic64_add(n, &svmtune_kfd_stats[stat]);
@@ -83,11 +80,15 @@ static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
  * struct svmtune_kfd_fault - a GPU or CPU fault KFD is handling
  * @node: in svmtune_kfd_gpu_faults or svmtune_kfd_cpu_faults, by @task
  * @task: the task handling it
+ * @dev: the engine's device of the fault's KFD node (the faulting GPU; for
+ *	a CPU fault, the one whose memory holds the page), or NULL while
+ *	svmtune_kfd does not know the node yet (svmtune_kfd_nodes.c)
  * @fault: the fault as the engine sees it
  * @decision: the engine's answer, valid if @decided
  * @result: what moved, so far
  * @entered: when a GPU fault entered svm_range_restore_pages()
  * @decided: the engine was asked
+ * @unknown_node: the engine could not be asked: no device for the node yet
  * @declined: the migration to VRAM was declined (mapped remotely)
  * @filtered: the retry filter looked at the fault's range
  *
@@ -98,11 +99,13 @@ static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
 struct svmtune_kfd_fault {
 	struct hlist_node node;
 	struct task_struct *task;
+	struct svmtune_device *dev;
 	struct svmtune_fault fault;
 	struct svmtune_decision decision;
 	struct svmtune_result result;
 	ktime_t entered;
 	bool decided;
+	bool unknown_node;
 	bool declined;
 	bool filtered;
 };
@@ -297,12 +300,19 @@ static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
 	vma = vma_lookup(mm, slot->fault.addr);
 	if (!vma)
 		return false;
+	svmtune_kfd_attach_later(mm);
+	if (!slot->dev) {
+		/* Learned just now (svmtune_kfd_nodes.c): KFD's alone. */
+		if (!slot->unknown_node)
+			svmtune_kfd_count(SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES, 1);
+		slot->unknown_node = true;
+		return false;
+	}
 	slot->fault.lo = max(vma->vm_start, prange->start << PAGE_SHIFT);
 	slot->fault.hi = min(vma->vm_end, (prange->last + 1) << PAGE_SHIFT);
 	/* 6.1 migrates and maps the whole range: no window to give. */
 	slot->fault.fixed = !SVMTUNE_KFD_HAS_WINDOW;
-	svmtune_kfd_attach_later(mm);
-	svmtune_decide_atomic(svmtune_kfd_dev, mm, &slot->fault, &slot->decision);
+	svmtune_decide_atomic(slot->dev, mm, &slot->fault, &slot->decision);
 	slot->decided = true;
 	svmtune_kfd_count(SVMTUNE_KFD_DECISIONS, 1);
 	return true;
@@ -327,7 +337,12 @@ static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct pt_regs *regs)
 	slot = svmtune_kfd_fault_find();
 	if (!slot || slot->fault.type != SVMTUNE_FAULT_CPU)
 		return NULL;
-	if (!slot->decided && !svmtune_kfd_decide(slot, mm, prange))
+	if (slot->decided)
+		return slot;
+	/* The node whose VRAM holds the range; migrate_mutex is held. */
+	slot->dev = svmtune_kfd_node_device(svmtune_kfd_range_node(prange,
+								   READ_ONCE(prange->actual_loc)));
+	if (!svmtune_kfd_decide(slot, mm, prange))
 		return NULL;
 	return slot;
 }
@@ -356,6 +371,8 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
  * struct svmtune_kfd_call - what a kretprobe keeps from entry to return
  * @obj: the range or process the call is about
  * @mm: the address space
+ * @dev: the engine's device of the KFD node a migration goes to (to VRAM)
+ *	or comes from (to system memory), or NULL if not known
  * @slot: the fault being handled, if any
  * @before: pages in VRAM before a migration
  * @start: first page of the span a migration to system memory was given
@@ -371,6 +388,7 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
 struct svmtune_kfd_call {
 	void *obj;
 	struct mm_struct *mm;
+	struct svmtune_device *dev;
 	struct svmtune_kfd_fault *slot;
 	u64 before;
 	unsigned long start;
@@ -434,6 +452,7 @@ static int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 	svmtune_kfd_count(SVMTUNE_KFD_GPU_FAULTS, 1);
 	slot = svmtune_kfd_fault_begin(&call->own, SVMTUNE_FAULT_DEVICE);
 	call->slot = slot;
+	slot->dev = svmtune_kfd_node_device(svmtune_kfd_restore_node(regs));
 	slot->fault.addr = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR)
 			   << PAGE_SHIFT;
 	slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
@@ -569,6 +588,8 @@ static int svmtune_kfd_to_vram_entry(struct kretprobe_instance *ri,
 	u32 actual = READ_ONCE(prange->actual_loc);
 
 	svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
+	call->dev = svmtune_kfd_node_device(svmtune_kfd_range_node(prange,
+								   svmtune_kfd_arg(regs, 1)));
 	/* The test svm_migrate_to_vram() makes, under prange->migrate_mutex. */
 	call->bridged = actual && actual != (u32)svmtune_kfd_arg(regs, 1);
 	return 0;
@@ -597,13 +618,12 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 		 * is in VRAM now, for the engine's per-block state (density
 		 * prefetch). 6.1 moves whole ranges and gets no such state.
 		 */
-		if (moved)
-			svmtune_note_resident(svmtune_kfd_dev, call->mm,
+		if (moved && call->dev)
+			svmtune_note_resident(call->dev, call->mm,
 					      &slot->decision, slot->decision.start,
-					      slot->decision.end,
-					      svmtune_kfd_dev->id);
+					      slot->decision.end, call->dev->id);
 #endif
-		svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
+		svmtune_account(slot->dev, call->mm, &slot->fault,
 				&slot->decision, &slot->result);
 		memset(&slot->result, 0, sizeof(slot->result));
 	}
@@ -797,6 +817,7 @@ static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
 	struct svmtune_decision d;
+	int ret;
 
 	/* The span migrated, whichever of this and the ftrace hook ran first. */
 	if (slot && svmtune_kfd_cpu_window(prange, slot, &d)) {
@@ -807,9 +828,17 @@ static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 		call->last = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_LAST);
 	}
 #else
+	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	int ret;
+
 	svmtune_kfd_cpu_decide(regs);
 #endif
-	return svmtune_kfd_migrate_entry(ri, regs, 1);
+	ret = svmtune_kfd_migrate_entry(ri, regs, 1);
+	/* Where the pages come from; migrate_mutex is held. */
+	call->dev = svmtune_kfd_node_device(svmtune_kfd_range_node(prange,
+								   READ_ONCE(prange->actual_loc)));
+	return ret;
 }
 
 static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
@@ -829,8 +858,8 @@ static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 	 * What left VRAM: the span KFD was asked to migrate, as it began; a
 	 * CPU fault's move, which a GPU fault may reverse (thrashing).
 	 */
-	if (moved)
-		svmtune_note_resident(svmtune_kfd_dev, call->mm,
+	if (moved && call->dev)
+		svmtune_note_resident(call->dev, call->mm,
 				      slot && slot->fault.type == SVMTUNE_FAULT_CPU ?
 				      &slot->decision : NULL,
 				      call->start << PAGE_SHIFT,
@@ -839,10 +868,10 @@ static int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 #endif
 	if (slot && slot->fault.type == SVMTUNE_FAULT_CPU) {
 		slot->result.to_system += moved;
-	} else if (moved) {
+	} else if (moved && call->dev) {
 		/* Eviction, prefetch, or a GPU fault's fallback. */
 		result.to_system = moved;
-		svmtune_account(svmtune_kfd_dev, call->mm, NULL, NULL, &result);
+		svmtune_account(call->dev, call->mm, NULL, NULL, &result);
 	}
 	return 0;
 }
@@ -879,12 +908,24 @@ static int svmtune_kfd_cpu_fault_exit(struct kretprobe_instance *ri,
 	struct svmtune_kfd_fault *slot = &call->own;
 
 	if (slot->decided)
-		svmtune_account(svmtune_kfd_dev, call->mm, &slot->fault,
+		svmtune_account(slot->dev, call->mm, &slot->fault,
 				&slot->decision, &slot->result);
 	else
 		svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED, 1);
 	svmtune_kfd_fault_end(slot);
 	return 0;
+}
+
+/*
+ * Learn the KFD nodes @p may use (svmtune_kfd_nodes.c): its per-device data
+ * is complete before its SVM state exists.
+ */
+static void svmtune_kfd_learn_nodes(struct kfd_process *p)
+{
+	u32 i;
+
+	for (i = 0; i < p->n_pdds; i++)
+		svmtune_kfd_node_device(p->pdds[i]->dev);
 }
 
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
@@ -915,6 +956,7 @@ static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
 
 	atomic64_inc(&hook->calls);
 	svmtune_kfd_sync_default(p);
+	svmtune_kfd_learn_nodes(p);
 	svmtune_kfd_attach_later(p->mm);
 }
 #endif
@@ -991,8 +1033,20 @@ static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	svmtune_kfd_sync_default(p);
 #endif
+	svmtune_kfd_learn_nodes(p);
 	svmtune_kfd_attach_later(p->mm);
 	return 0;
+}
+
+/*
+ * kfd_topology_remove_device(node), entry: amdgpu is about to free a KFD
+ * node (unload, PCI removal, a partition mode change).
+ */
+static void svmtune_kfd_remove_node_entry(struct svmtune_kfd_hook *hook,
+					  struct pt_regs *regs)
+{
+	atomic64_inc(&hook->calls);
+	svmtune_kfd_node_gone((struct svmtune_kfd_node *)svmtune_kfd_arg(regs, 0));
 }
 
 static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
@@ -1036,6 +1090,9 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.symbol = "svm_range_list_init",
 		.kret_entry = svmtune_kfd_list_init_entry,
 		.kret_exit = svmtune_kfd_list_init_exit,
+	}, {
+		.symbol = "kfd_topology_remove_device",
+		.entry = svmtune_kfd_remove_node_entry,
 	},
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	{
@@ -1058,19 +1115,25 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
  * bits 7..11 of the flags (AMDGPU_PTE_FRAG). The histogram counts the 4 KiB
  * pages mapped, end - start, so neither the cap nor huge entries distort
  * it; unmaps (no AMDGPU_PTE_VALID) and VMs other than KFD's compute VMs
- * (graphics) are left out.
+ * (graphics) are left out. The engine's histogram is per device: the
+ * tracepoint names the GPU, not the partition, so a partitioned GPU's
+ * fragments all count on the first of its nodes svmtune_kfd learned.
  */
 static void svmtune_kfd_update_ptes(void *data, struct amdgpu_vm_update_params *p,
 				    u64 start, u64 end, unsigned int nptes,
 				    u64 dst, u64 incr, u64 flags, pid_t pid,
 				    u64 vm_ctx)
 {
+	struct svmtune_device *dev;
+
 	if (!(flags & AMDGPU_PTE_VALID) || !p->vm || !p->vm->is_compute_context ||
 	    end <= start)
 		return;
 	atomic64_add(end - start, &svmtune_kfd_fragment_ptes[(flags >> 7) & 0x1f]);
-	svmtune_account_fragments(svmtune_kfd_dev,
-				  PAGE_SHIFT + ((flags >> 7) & 0x1f), end - start);
+	dev = svmtune_kfd_node_device_by_adev(p->adev);
+	if (dev)
+		svmtune_account_fragments(dev, PAGE_SHIFT + ((flags >> 7) & 0x1f),
+					  end - start);
 }
 
 static struct tracepoint *svmtune_kfd_tp;
@@ -1303,14 +1366,13 @@ void svmtune_kfd_hooks_detach(void)
 	synchronize_rcu_tasks();
 	svmtune_kfd_attach_flush();
 	svmtune_kfd_faults_reset();
-	svmtune_kfd_dev = NULL;
+	svmtune_kfd_nodes_reset();
 }
 
 /**
  * svmtune_kfd_hooks_attach() - hook the attached amdgpu's KFD
  * @amdgpu: the amdgpu module, referenced by the caller, its interface
  *	version already checked
- * @dev: the engine's device for it, registered
  * @why: on failure, the reason in words
  * @len: size of @why
  *
@@ -1320,8 +1382,7 @@ void svmtune_kfd_hooks_detach(void)
  * Return: 0, -ENOENT if a function is missing (@amdgpu built without
  * HSA_AMD_SVM, or another layout), or the error of a hook registration.
  */
-int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
-			     char *why, size_t len)
+int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 {
 	struct svmtune_kfd_hook *hook;
 	int ret = 0;
@@ -1336,7 +1397,6 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, struct svmtune_device *dev,
 	}
 
 	svmtune_kfd_faults_reset();
-	svmtune_kfd_dev = dev;
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
 		ret = svmtune_kfd_hook_register(hook, why, len);
 		if (ret) {

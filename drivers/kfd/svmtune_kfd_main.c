@@ -55,8 +55,6 @@ static struct module *svmtune_kfd_amdgpu;
 static u32 svmtune_kfd_major, svmtune_kfd_minor;
 static unsigned long svmtune_kfd_attach_count;
 
-static const struct svmtune_device_ops svmtune_kfd_device_ops;
-
 /*
  * The srcversion of the out-of-tree amdgpu svmtune_kfd may attach to:
  * modpost's digest of that amdgpu's sources, uppercase hex. Given by
@@ -96,12 +94,6 @@ module_param_cb(amdgpu_srcversion, &svmtune_kfd_srcversion_ops, NULL, 0444);
 MODULE_PARM_DESC(
 	amdgpu_srcversion,
 	"srcversion (modinfo -F srcversion) of an out-of-tree amdgpu built from the KFD sources svmtune_kfd was built against; empty: the in-tree amdgpu only");
-
-static struct svmtune_device svmtune_kfd_device = {
-	.name = "amdgpu-kfd",
-	.owner = THIS_MODULE,
-	.ops = &svmtune_kfd_device_ops,
-};
 
 static void svmtune_kfd_set_state(enum svmtune_kfd_state state, const char *why)
 {
@@ -168,7 +160,7 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 {
 	char why[sizeof(svmtune_kfd_reason)] = "";
 	u32 major, minor;
-	int ret, i;
+	int ret;
 
 	lockdep_assert_held(&svmtune_kfd_lock);
 	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
@@ -187,16 +179,8 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 		goto refused;
 	}
 
-	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
-		atomic64_set(&svmtune_kfd_device.counters[i], 0);
-	ret = svmtune_device_register(&svmtune_kfd_device);
+	ret = svmtune_kfd_hooks_attach(amdgpu, why, sizeof(why));
 	if (ret) {
-		snprintf(why, sizeof(why), "cannot register with svmtune: error %d", ret);
-		goto failed;
-	}
-	ret = svmtune_kfd_hooks_attach(amdgpu, &svmtune_kfd_device, why, sizeof(why));
-	if (ret) {
-		svmtune_device_unregister(&svmtune_kfd_device);
 		if (ret == -ENOENT)
 			goto refused;
 		goto failed;
@@ -207,9 +191,9 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 	svmtune_kfd_minor = minor;
 	svmtune_kfd_attach_count++;
 	svmtune_kfd_set_state(SVMTUNE_KFD_ATTACHED, "");
-	pr_info("attached to %s amdgpu (KFD %u.%u) as svmtune device %u\n",
+	pr_info("attached to %s amdgpu (KFD %u.%u)\n",
 		test_bit(TAINT_OOT_MODULE, &amdgpu->taints) ? "the out-of-tree" : "the in-tree",
-		major, minor, svmtune_kfd_device.id);
+		major, minor);
 	return;
 
 refused:
@@ -226,7 +210,6 @@ static void svmtune_kfd_detach(const char *why)
 	lockdep_assert_held(&svmtune_kfd_lock);
 	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED) {
 		svmtune_kfd_hooks_detach();
-		svmtune_device_unregister(&svmtune_kfd_device);
 		svmtune_kfd_amdgpu = NULL;
 		pr_info("detached: %s\n", why);
 	}
@@ -363,9 +346,9 @@ static ssize_t amdgpu_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 	mutex_lock(&svmtune_kfd_lock);
 	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
-		n = sysfs_emit(buf, "kfd %u.%u device %u attaches %lu\n",
+		n = sysfs_emit(buf, "kfd %u.%u nodes %u attaches %lu\n",
 			       svmtune_kfd_major, svmtune_kfd_minor,
-			       svmtune_kfd_device.id, svmtune_kfd_attach_count);
+			       svmtune_kfd_nodes_count(), svmtune_kfd_attach_count);
 	else
 		n = sysfs_emit(buf, "none attaches %lu\n", svmtune_kfd_attach_count);
 	mutex_unlock(&svmtune_kfd_lock);
@@ -384,6 +367,18 @@ static ssize_t hooks_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return n;
 }
 static struct kobj_attribute hooks_attr = __ATTR_RO(hooks);
+
+static ssize_t nodes_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&svmtune_kfd_lock);
+	n = svmtune_kfd_nodes_show(buf);
+	mutex_unlock(&svmtune_kfd_lock);
+	return n;
+}
+static struct kobj_attribute nodes_attr = __ATTR_RO(nodes);
 
 static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_GPU_FAULTS] = "gpu_faults",
@@ -404,6 +399,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_PROCESSES_ATTACHED] = "processes_attached",
 	[SVMTUNE_KFD_ATTACH_FAILED] = "attach_failed",
 	[SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED] = "cpu_faults_not_migrated",
+	[SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES] = "faults_on_unknown_nodes",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -472,6 +468,7 @@ static struct attribute *svmtune_kfd_attrs[] = {
 	&build_attr.attr,
 	&amdgpu_attr.attr,
 	&hooks_attr.attr,
+	&nodes_attr.attr,
 	&stats_attr.attr,
 	&pte_fragments_attr.attr,
 	&retry_filter_attr.attr,

@@ -264,6 +264,40 @@ if load_bed svmtune num_gpus=2 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 4b. One engine device per KFD node. svmtune_kfd loaded after the test
+#     bed's two GPUs came up knows no node until a process that may use
+#     them opens /dev/kfd; then each GPU is a device of its own, with its
+#     VRAM, counting its own faults and migrations (kfdbed_test nodes). The
+#     test bed's unload removes both nodes (kfd_topology_remove_device(),
+#     hooked) and svmtune_kfd's detach unregisters both devices.
+if load_bed nodes num_gpus=2 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		if grep -q ' nodes 0 ' /sys/kernel/svmtune/kfd/amdgpu &&
+		   [ -z "$(cat /sys/kernel/svmtune/kfd/nodes)" ]; then
+			echo "svmtune-test PASS kfdbed:nodes:none-before-a-process"
+		else
+			fail nodes:none-before-a-process "$(cat /sys/kernel/svmtune/kfd/amdgpu /sys/kernel/svmtune/kfd/nodes)"
+		fi
+		"$test" nodes >/tmp/kfdbed.out 2>&1
+		results nodes /tmp/kfdbed.out $?
+		sed 's/^/# svmtune_kfd nodes: /' /sys/kernel/svmtune/kfd/nodes
+	else
+		fail nodes:load "modprobe svmtune_kfd failed"
+	fi
+	before=$(dmesg | grep -c 'unregistered: amdgpu-kfd-')
+	unload_bed nodes
+	after=$(dmesg | grep -c 'unregistered: amdgpu-kfd-')
+	removed=$(sed -n 's/^kfd_topology_remove_device .* calls \([0-9]*\) .*/\1/p' /sys/kernel/svmtune/kfd/hooks)
+	if [ "${removed:-0}" = 2 ] && [ $((after - before)) = 2 ] &&
+	   [ -z "$(cat /sys/kernel/svmtune/kfd/nodes)" ]; then
+		echo "svmtune-test PASS kfdbed:nodes:unload-removes-both-nodes-and-their-devices"
+	else
+		fail nodes:unload-removes-both-nodes-and-their-devices \
+			"kfd_topology_remove_device calls ${removed:-none}, $((after - before)) devices unregistered"
+	fi
+	unload_svmtune
+fi
+
 # 5. svmtune's "map remotely" on two GPUs outside a hive: in place for
 #    pages in system memory; for pages in the other GPU's VRAM KFD must
 #    migrate (declining there livelocked KFD's fault worker).

@@ -289,17 +289,29 @@ static int restore_modules(void)
 	return strcmp(kfd_word("state"), "attached") ? -1 : 0;
 }
 
-/* 1 if the engine has a device named @name, 0 if not, -errno. */
-static int engine_has_device(const char *name)
+/*
+ * The engine's devices for KFD nodes ("amdgpu-kfd-<gpu_id>"), or -errno.
+ * svmtune_kfd registers one per KFD node (GPU or partition) it learns; a
+ * KFD with no GPU, as here, has none.
+ */
+static int engine_kfd_devices(void)
 {
-	int fd, found;
+	struct svmtune_device_info di;
+	int fd, n = 0;
+	__u32 id;
 
 	fd = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	found = svmtune_device_id(fd, name) != 0;
+	for (id = 1; id <= SVMTUNE_LOC_MAX_DEVICE; id++) {
+		memset(&di, 0, sizeof(di));
+		di.id = id;
+		if (!ioctl(fd, SVMTUNE_IOC_GET_DEVICE, &di) &&
+		    !strncmp(di.name, "amdgpu-kfd", strlen("amdgpu-kfd")))
+			n++;
+	}
 	close(fd);
-	return found;
+	return n;
 }
 
 FIXTURE(kfd)
@@ -368,7 +380,12 @@ TEST_F(kfd, attached_to_matching_amdgpu)
 	ASSERT_EQ(0, read_kfd_file("amdgpu", amdgpu, sizeof(amdgpu)));
 	ASSERT_EQ(0, strncmp(amdgpu, want, strlen(want)))
 	TH_LOG("amdgpu: %s", amdgpu);
-	ASSERT_EQ(1, engine_has_device("amdgpu-kfd"));
+	/* No GPU, so no KFD node: nothing learned, no engine device. */
+	ASSERT_EQ(0, read_kfd_file("nodes", build, sizeof(build)));
+	ASSERT_STREQ("", build);
+	ASSERT_NE(NULL, strstr(amdgpu, " nodes 0 "))
+	TH_LOG("amdgpu: %s", amdgpu);
+	ASSERT_EQ(0, engine_kfd_devices());
 }
 
 /* Every hook is registered, and the XNACK query still answers. */
@@ -397,8 +414,8 @@ TEST_F(kfd, hooks_on)
 TEST_F(kfd, sysfs_read_only)
 {
 	static const char *const files[] = {
-		"state", "reason", "build",	    "amdgpu",
-		"hooks", "stats",  "pte_fragments", "in_effect",
+		"state", "reason", "build",	    "amdgpu",	 "hooks",
+		"nodes", "stats",  "pte_fragments", "in_effect",
 	};
 	char path[128];
 	struct stat st;
@@ -435,6 +452,7 @@ TEST_F(kfd, stats_format)
 		"processes_attached",
 		"attach_failed",
 		"cpu_faults_not_migrated",
+		"faults_on_unknown_nodes",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;
@@ -686,7 +704,7 @@ TEST_F(kfd, unload_and_reload_svmtune_kfd)
 
 	ASSERT_EQ(0, rmmod("svmtune_kfd"));
 	EXPECT_NE(0, access(KFD_SYSFS, F_OK));
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 	/* amdgpu.svm_default_granularity, 9 unless set. */
 	EXPECT_EQ(9, kfd_granularity_new_process());
 
@@ -714,7 +732,7 @@ TEST_F(kfd, rmmod_amdgpu_while_attached)
 		EXPECT_NE(NULL, strstr(line, " off "))
 		TH_LOG("still on: %s", line);
 	}
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 
 	ASSERT_EQ(0, load_module("amdgpu"));
 	EXPECT_STREQ("attached", kfd_word("state"));
@@ -738,7 +756,7 @@ TEST_F(kfd, svmtune_kfd_before_amdgpu)
 
 	ASSERT_EQ(0, load_module("amdgpu"));
 	EXPECT_STREQ("attached", kfd_word("state"));
-	EXPECT_EQ(1, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 	EXPECT_LE(0, kfd_granularity_new_process());
 }
 
@@ -756,7 +774,7 @@ TEST_F(kfd, refuses_out_of_tree_amdgpu_unless_told_its_build)
 	EXPECT_STREQ("refused", kfd_word("state"));
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "amdgpu is out of tree")) TH_LOG("%s", buf);
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 
 	/* Loaded after it, told another build's srcversion: refused. */
 	ASSERT_EQ(0, reload_svmtune_kfd("0123456789ABCDEF01234567"));
@@ -764,7 +782,7 @@ TEST_F(kfd, refuses_out_of_tree_amdgpu_unless_told_its_build)
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "is not 0123456789ABCDEF01234567"))
 	TH_LOG("%s", buf);
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
 	EXPECT_EQ(NULL, strstr(buf, " on ")) TH_LOG("%s", buf);
 
@@ -817,7 +835,7 @@ TEST_F(kfd, refuses_other_kfd_version)
 	EXPECT_STREQ("refused", kfd_word("state"));
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "KFD interface 1.99")) TH_LOG("%s", buf);
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 	ASSERT_EQ(0, read_kfd_file("hooks", buf, sizeof(buf)));
 	EXPECT_EQ(NULL, strstr(buf, " on ")) TH_LOG("%s", buf);
 
@@ -829,7 +847,7 @@ TEST_F(kfd, refuses_other_kfd_version)
 	EXPECT_STREQ("refused", kfd_word("state"));
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "KFD interface 1.99")) TH_LOG("%s", buf);
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 }
 
 /* An amdgpu without SVM (Debian's stock build) is refused, in words. */
@@ -844,7 +862,7 @@ TEST_F(kfd, refuses_amdgpu_without_svm)
 	ASSERT_EQ(0, read_kfd_file("reason", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "has no svm_range_restore_pages"))
 	TH_LOG("%s", buf);
-	EXPECT_EQ(0, engine_has_device("amdgpu-kfd"));
+	EXPECT_EQ(0, engine_kfd_devices());
 	ASSERT_EQ(0, rmmod("amdgpu"));
 }
 

@@ -590,6 +590,24 @@ u64 amdgpu_amdkfd_xcp_memory_size(struct amdgpu_device *adev, int xcp_id)
 	return adev->gmc.real_vram_size;
 }
 
+/**
+ * kfd_topology_remove_device() - a KFD node leaves the topology
+ * @gpu: the node, freed by the caller next
+ *
+ * amdgpu calls it for each node before freeing it (kfd_cleanup_nodes():
+ * unload, PCI removal, a partition mode change); svmtune_kfd hooks it to
+ * forget the node. The test bed keeps no topology (no sysfs nodes), so
+ * there is nothing to remove; it is called at the same point of the
+ * teardown as on amdgpu.
+ *
+ * Return: 0.
+ */
+noinline int kfd_topology_remove_device(struct kfd_node *gpu)
+{
+	dev_dbg(gpu->adev->dev, "KFD node gpu_id 0x%x removed\n", gpu->id);
+	return 0;
+}
+
 /*
  * KFD's eviction fence: signalled when KFD lets go of its BO. Asking it to
  * signal (someone wants the BO's memory) schedules KFD's eviction of the

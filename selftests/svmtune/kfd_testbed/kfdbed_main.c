@@ -368,6 +368,9 @@ static int kfdbed_gpu_create(unsigned int index)
 	gpu->node->xcc_mask = 1;
 	gpu->node->interrupt_bitmap = 1;
 	gpu->node->compute_vmid_bitmap = 0xff00;
+	/* amdgpu_amdkfd_get_local_mem_info() of a dGPU: no CPU-visible VRAM. */
+	gpu->node->local_mem_info.local_mem_size_private = gpu->vram_size;
+	gpu->node->local_mem_info.local_mem_size_public = 0;
 	adev->kfd.dev = gpu->kfd;
 
 	/* KFD's own: VRAM as device-private memory, then its range limit. */
@@ -429,6 +432,9 @@ static void kfdbed_cleanup(void)
 {
 	unsigned int i;
 
+	/* As amdgpu's device exit does first (kfd_cleanup_nodes()). */
+	for (i = 0; i < kfdbed_num_gpus; i++)
+		kfd_topology_remove_device(kfdbed_gpus[i]->node);
 	for (i = 0; i < kfdbed_num_gpus; i++)
 		kfdbed_vram_evict_all(kfdbed_gpus[i]);
 	kfdbed_kfd_fini();

@@ -738,6 +738,40 @@ static uint32_t engine_device(int ctl, const char *name)
 	return 0;
 }
 
+/*
+ * The engine's id of the device svmtune_kfd registered for the KFD node
+ * @gpu_id, or 0. It learns a node when a process that may use it opens
+ * /dev/kfd, and registers the device from a work item: give it a moment.
+ */
+static uint32_t kfd_engine_device(int ctl, uint32_t gpu_id)
+{
+	char name[32];
+	uint32_t id = 0;
+	int i;
+
+	snprintf(name, sizeof(name), "amdgpu-kfd-%u", gpu_id);
+	for (i = 0; i < 100 && !id; i++) {
+		id = engine_device(ctl, name);
+		if (!id)
+			usleep(20000);
+	}
+	return id;
+}
+
+/* Total and free memory of engine device @id; -1 if not there. */
+static int device_memory(int ctl, uint32_t id, uint64_t *total, uint64_t *free)
+{
+	struct svmtune_device_info d;
+
+	memset(&d, 0, sizeof(d));
+	d.id = id;
+	if (ioctl(ctl, SVMTUNE_IOC_GET_DEVICE, &d))
+		return -1;
+	*total = d.mem_bytes;
+	*free = d.mem_free_bytes;
+	return 0;
+}
+
 static struct svmtune_counters device_counters(int ctl, uint32_t id)
 {
 	struct svmtune_stats s;
@@ -805,11 +839,11 @@ static int policy_test(void)
 	if (kfd < 0 || bed < 0 || ctl < 0)
 		return 1;
 	gpu = stats(bed).gpu_id;
-	dev = engine_device(ctl, "amdgpu-kfd");
+	dev = kfd_engine_device(ctl, gpu);
 	emu = engine_device(ctl, "svmtune_emu0");
 	CHECK(dev && emu,
-	      "policy: engine devices amdgpu-kfd %u, svmtune_emu0 %u", dev,
-	      emu);
+	      "policy: engine devices amdgpu-kfd-%u %u, svmtune_emu0 %u", gpu,
+	      dev, emu);
 	CHECK(!knobs, "policy: fixed granularity, 2M, before opening /dev/kfd");
 	if (!dev || !emu)
 		return 1;
@@ -854,7 +888,7 @@ static int policy_test(void)
 	      kfd_stat("decisions") - dec, kfd_stat("windows_changed") - chg);
 	CHECK(c1.gpu_faults == c0.gpu_faults + 1 &&
 		      c1.pages_to_device == c0.pages_to_device + 16,
-	      "policy: the engine accounted 1 GPU fault and 16 pages to amdgpu-kfd (%llu, %llu)",
+	      "policy: the engine accounted 1 GPU fault and 16 pages to GPU 0's device (%llu, %llu)",
 	      (unsigned long long)(c1.gpu_faults - c0.gpu_faults),
 	      (unsigned long long)(c1.pages_to_device - c0.pages_to_device));
 
@@ -1194,7 +1228,7 @@ static int prefetch_test(void)
 	CHECK(wait_attached(attached) > attached,
 	      "prefetch: the process got the engine's state when it opened /dev/kfd");
 	gpu = stats(bed).gpu_id;
-	dev = engine_device(ctl, "amdgpu-kfd");
+	dev = kfd_engine_device(ctl, gpu);
 	raw = mmap(NULL, 5 * SZ_2M, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	host = malloc(4096);
@@ -1969,6 +2003,149 @@ static int racecount_test(void)
 	return kfdbed_fails != 0;
 }
 
+/* svmtune_kfd's nodes file line for @gpu_id: its device, VRAM, presence. */
+static int kfd_node_line(uint32_t gpu_id, unsigned int *dev,
+			 unsigned long long *vram, char *present)
+{
+	FILE *f = fopen("/sys/kernel/svmtune/kfd/nodes", "r");
+	char line[256], devs[16];
+	unsigned int id;
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "gpu_id %u device %15s vram %llu present %3s",
+			   &id, devs, vram, present) == 4 &&
+		    id == gpu_id) {
+			*dev = strtoul(devs, NULL, 10);
+			found = 0;
+		}
+	fclose(f);
+	return found;
+}
+
+/*
+ * "kfdbed_test nodes", with svmtune_kfd loaded after the test bed's two
+ * GPUs came up: each KFD node gets an engine device of its own,
+ * "amdgpu-kfd-<gpu_id>", learned when this process opens /dev/kfd, with
+ * the node's VRAM as total and what amdgpu's VRAM manager has free; each
+ * GPU's faults and migrations count on its own device.
+ */
+static int nodes_test(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	int ctl = open("/dev/svmtune", O_RDWR);
+	struct svmtune_counters a0, a1, b0, b1;
+	uint64_t total[2], free0[2], free1[2];
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdbed_info_args info;
+	struct kfdbed_access_args acc;
+	unsigned long long vram;
+	uint32_t gpu[2], dev[2], *blk, *host;
+	unsigned int sysdev;
+	const size_t n = SZ_2M / 4;
+	char present[4], *raw;
+	size_t i;
+	int g, r, bad;
+
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0,
+	      "nodes: open /dev/kfd, /dev/kfdbed, /dev/svmtune");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	info = kfdsvm_info(bed);
+	CHECK(info.num_gpus == 2, "nodes: two GPUs (%u)", info.num_gpus);
+	if (info.num_gpus != 2)
+		return 1;
+	for (g = 0; g < 2; g++) {
+		gpu[g] = info.gpus[g].gpu_id;
+		dev[g] = kfd_engine_device(ctl, gpu[g]);
+		CHECK(dev[g] != 0,
+		      "nodes: GPU %d (gpu_id %u) is engine device %u, amdgpu-kfd-%u",
+		      g, gpu[g], dev[g], gpu[g]);
+		if (!dev[g])
+			return 1;
+		r = device_memory(ctl, dev[g], &total[g], &free0[g]);
+		CHECK(!r && total[g] == info.gpus[g].vram_size &&
+			      free0[g] > 0 && free0[g] <= total[g],
+		      "nodes: device %u has the node's %llu MiB of VRAM, %llu MiB free",
+		      dev[g], (unsigned long long)total[g] >> 20,
+		      (unsigned long long)free0[g] >> 20);
+		r = kfd_node_line(gpu[g], &sysdev, &vram, present);
+		CHECK(!r && sysdev == dev[g] && vram == total[g] &&
+			      !strcmp(present, "yes"),
+		      "nodes: kfd/nodes lists gpu_id %u as device %u, %llu bytes, present %s",
+		      gpu[g], r ? 0 : sysdev, r ? 0ULL : vram,
+		      r ? "?" : present);
+	}
+	CHECK(dev[0] != dev[1], "nodes: two devices, not one (%u, %u)", dev[0],
+	      dev[1]);
+
+	raw = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(SZ_2M);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	blk = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	for (i = 0; i < n; i++)
+		blk[i] = pattern(i, 0xd00);
+
+	/* GPU 1 reads the block: its fault and pages are its device's. */
+	a0 = device_counters(ctl, dev[0]);
+	b0 = device_counters(ctl, dev[1]);
+	s0 = kfdsvm_info(bed).gpus[1];
+	r = kfdsvm_access(bed, gpu[1], blk, host, SZ_2M, 0, &acc);
+	s1 = kfdsvm_info(bed).gpus[1];
+	a1 = device_counters(ctl, dev[0]);
+	b1 = device_counters(ctl, dev[1]);
+	CHECK(!r && check_pattern(host, n, 0xd00),
+	      "nodes: GPU 1 read the block, data right (r %d)", r);
+	CHECK(b1.gpu_faults > b0.gpu_faults &&
+		      s1.pages_to_vram - s0.pages_to_vram == n / 1024 &&
+		      b1.pages_to_device - b0.pages_to_device == n / 1024,
+	      "nodes: GPU 1's device counted its faults (%llu) and the 512 pages KFD moved to it (%llu of %llu)",
+	      (unsigned long long)(b1.gpu_faults - b0.gpu_faults),
+	      (unsigned long long)(b1.pages_to_device - b0.pages_to_device),
+	      (unsigned long long)(s1.pages_to_vram - s0.pages_to_vram));
+	CHECK(a1.gpu_faults == a0.gpu_faults &&
+		      a1.pages_to_device == a0.pages_to_device,
+	      "nodes: GPU 0's device counted nothing (%llu faults, %llu pages)",
+	      (unsigned long long)(a1.gpu_faults - a0.gpu_faults),
+	      (unsigned long long)(a1.pages_to_device - a0.pages_to_device));
+	for (g = 0; g < 2; g++)
+		device_memory(ctl, dev[g], &total[g], &free1[g]);
+	CHECK(free1[1] + SZ_2M <= free0[1] && free1[0] == free0[0],
+	      "nodes: GPU 1's free VRAM fell by the block (%lld KiB), GPU 0's did not (%lld KiB)",
+	      ((long long)free0[1] - (long long)free1[1]) >> 10,
+	      ((long long)free0[0] - (long long)free1[0]) >> 10);
+
+	/* The CPU reads it back: a CPU fault on GPU 1's memory. */
+	b0 = device_counters(ctl, dev[1]);
+	a0 = device_counters(ctl, dev[0]);
+	for (i = 0, bad = 0; i < n; i++)
+		bad += blk[i] != pattern(i, 0xd00);
+	b1 = device_counters(ctl, dev[1]);
+	a1 = device_counters(ctl, dev[0]);
+	CHECK(!bad, "nodes: the CPU read the block back, data right");
+	CHECK(b1.cpu_faults > b0.cpu_faults &&
+		      b1.pages_to_system > b0.pages_to_system,
+	      "nodes: the CPU faults on GPU 1's VRAM counted on its device (%llu faults, %llu pages back)",
+	      (unsigned long long)(b1.cpu_faults - b0.cpu_faults),
+	      (unsigned long long)(b1.pages_to_system - b0.pages_to_system));
+	CHECK(a1.cpu_faults == a0.cpu_faults &&
+		      a1.pages_to_system == a0.pages_to_system,
+	      "nodes: none on GPU 0's device");
+	CHECK(kfd_stat("faults_on_unknown_nodes") == 0,
+	      "nodes: no fault was left to KFD for want of a device (%lld)",
+	      kfd_stat("faults_on_unknown_nodes"));
+	munmap(raw, 2 * SZ_2M);
+	free(host);
+	close(ctl);
+	close(bed);
+	close(kfd);
+	return kfdbed_fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -2011,6 +2188,8 @@ int main(int argc, char **argv)
 		return splitcount_test();
 	if (argc > 1 && !strcmp(argv[1], "racecount"))
 		return racecount_test();
+	if (argc > 1 && !strcmp(argv[1], "nodes"))
+		return nodes_test();
 	kfd = open("/dev/kfd", O_RDWR);
 	bed = open("/dev/kfdbed", O_RDWR);
 	CHECK(kfd >= 0 && bed >= 0, "open /dev/kfd and /dev/kfdbed");
