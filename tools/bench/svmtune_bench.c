@@ -536,11 +536,119 @@ static int overhead_main(int emu, int ctl, unsigned int log2)
 	return ret;
 }
 
+/* Best of the runs: MiB/s of @bytes in @ms, kept if faster than @best. */
+static void keep_best(double *best, unsigned long bytes, double ms)
+{
+	double mibs = ms > 0 ? bytes / (double)MIB / (ms / 1e3) : 0;
+
+	if (mibs > *best)
+		*best = mibs;
+}
+
+/*
+ * Explicit migrations of @buf (@size bytes, every page in system memory,
+ * or every page on the device for SVMTUNE_EMU_TO_SYSTEM), in calls of
+ * @chunk bytes each; the time, or a negative errno.
+ */
+static double migrate_chunks(int emu, char *buf, unsigned long size,
+			     unsigned long chunk, unsigned int dest)
+{
+	struct svmtune_emu_migrate m;
+	unsigned long off;
+	double t0 = now_ms();
+
+	for (off = 0; off < size; off += chunk) {
+		memset(&m, 0, sizeof(m));
+		m.addr = (uintptr_t)(buf + off);
+		m.size = chunk;
+		m.dest = dest;
+		if (ioctl(emu, SVMTUNE_EMU_IOC_MIGRATE, &m))
+			return -errno;
+		if (m.migrated != chunk / PAGE)
+			return -EAGAIN;
+	}
+	return now_ms() - t0;
+}
+
+/*
+ * Migration throughput by window (--copy): the emulated GPU's explicit
+ * migrations (migrate_vma, device page allocation, the copy; no fault and
+ * no policy) of a buffer in calls of 4 KiB, 64 KiB and 2 MiB, each way,
+ * against memcpy() of the same bytes in the same VM. Prints
+ * "copy,<memcpy|to_device|to_system>,<log2 window>,<MiB/s>" rows; every
+ * byte is checked after the way back.
+ */
+static int copy_main(int emu)
+{
+	static const unsigned int windows[] = { 12, 16, 21 };
+	unsigned long size = buf_size, i;
+	double best = 0, ms;
+	char *src, *dst;
+	unsigned int w;
+	int r, ret = 0;
+
+	src = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dst = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (src == MAP_FAILED || dst == MAP_FAILED)
+		return -ENOMEM;
+	madvise(src, size, MADV_NOHUGEPAGE);
+	madvise(dst, size, MADV_NOHUGEPAGE);
+	memset(src, 0x5a, size);
+	memset(dst, 0xa5, size);
+	for (r = 0; r < repeat; r++) {
+		double t0 = now_ms();
+
+		memcpy(dst, src, size);
+		keep_best(&best, size, now_ms() - t0);
+	}
+	if (memcmp(dst, src, size))
+		ret = -EIO;
+	munmap(dst, size);
+	printf("copy,memcpy,0,%.1f\n", best);
+
+	for (w = 0; w < ARRAY_SIZE(windows) && !ret; w++) {
+		unsigned long chunk = 1UL << windows[w];
+		double to_dev = 0, to_sys = 0;
+
+		for (r = 0; r < repeat && !ret; r++) {
+			for (i = 0; i < size; i += PAGE)
+				src[i] = (char)(i / PAGE + r);
+			ms = migrate_chunks(emu, src, size, chunk,
+					    SVMTUNE_EMU_TO_DEVICE);
+			if (ms < 0) {
+				ret = ms;
+				break;
+			}
+			keep_best(&to_dev, size, ms);
+			ms = migrate_chunks(emu, src, size, chunk,
+					    SVMTUNE_EMU_TO_SYSTEM);
+			if (ms < 0) {
+				ret = ms;
+				break;
+			}
+			keep_best(&to_sys, size, ms);
+			for (i = 0; i < size && !ret; i += PAGE)
+				if (src[i] != (char)(i / PAGE + r))
+					ret = -EIO;
+		}
+		if (!ret) {
+			printf("copy,to_device,%u,%.1f\n", windows[w], to_dev);
+			printf("copy,to_system,%u,%.1f\n", windows[w], to_sys);
+		}
+	}
+	munmap(src, size);
+	return ret;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: svmtune_bench [--smoke] [--overhead LOG2]\n"
+		"Usage: svmtune_bench [--smoke] [--overhead LOG2 | --copy]\n"
 		"  --smoke  a small, fast run (output shape, not numbers)\n"
+		"  --copy   explicit migrations in 4 KiB, 64 KiB and 2 MiB calls, each way,\n"
+		"           against memcpy() (\"copy,memcpy|to_device|to_system,LOG2,MiB/s\")\n"
 		"  --overhead LOG2  fixed 2^LOG2-byte windows through the engine, or,\n"
 		"           with svmtune_emu's passthrough_window=LOG2, without it\n"
 		"           (the engine's cost; \"engine|passthrough,LOG2,workload,ms\")\n"
@@ -570,7 +678,7 @@ int main(int argc, char **argv)
 	struct result res[NPOLICIES];
 	struct row rows[ARRAY_SIZE(workloads)][NPOLICIES];
 	static struct result all[ARRAY_SIZE(workloads)][NPOLICIES];
-	unsigned int w, p, k, overhead = 0;
+	unsigned int w, p, k, overhead = 0, copy = 0;
 	int emu, ctl, ret = 0, a;
 	const char *kernel;
 
@@ -582,6 +690,8 @@ int main(int argc, char **argv)
 			pingpong_rounds = 8;
 			pingpong_pages = 2;
 			tlb_passes = 1;
+		} else if (!strcmp(argv[a], "--copy")) {
+			copy = 1;
 		} else if (!strcmp(argv[a], "--overhead") && a + 1 < argc) {
 			overhead = strtoul(argv[++a], NULL, 10);
 			if (overhead < 12 || overhead > 21) {
@@ -609,6 +719,16 @@ int main(int argc, char **argv)
 			"svmtune_bench: svmtune_emu0 has %llu bytes of memory\n",
 			device_mem);
 		return 1;
+	}
+	if (copy && overhead) {
+		usage(stderr);
+		return 2;
+	}
+	if (copy) {
+		ret = copy_main(emu);
+		if (ret)
+			fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));
+		return ret ? 1 : 0;
 	}
 	if (overhead) {
 		/* More runs: the ratio is of two close times (smoke: 1 MiB). */
