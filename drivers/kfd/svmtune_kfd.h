@@ -55,13 +55,14 @@ u64 svmtune_kfd_untracked_faults(void);
 int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
 			    char *why, size_t len);
 
-/* svmtune_kfd_nodes.c; struct svmtune_kfd_node is in svmtune_kfd_compat.h */
-#ifdef _SVMTUNE_KFD_COMPAT_H
-struct svmtune_device *svmtune_kfd_node_device(const struct svmtune_kfd_node *node);
-void svmtune_kfd_node_gone(const struct svmtune_kfd_node *node);
-#endif
+/* svmtune_kfd_nodes.c */
 struct amdgpu_device;
+struct svmtune_kfd_node_info;
+struct svmtune_device *svmtune_kfd_node_device(const struct svmtune_kfd_node_info *info);
+void svmtune_kfd_node_added(const struct svmtune_kfd_node_info *info);
+void svmtune_kfd_node_gone(const struct svmtune_kfd_node_info *info);
 struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_device *adev);
+void svmtune_kfd_nodes_freeze(void);
 void svmtune_kfd_nodes_reset(void);
 unsigned int svmtune_kfd_nodes_count(void);
 ssize_t svmtune_kfd_nodes_show(char *buf);

@@ -19,6 +19,25 @@
 #include "kfd_svm.h"
 #include "kfd_migrate.h"
 
+/**
+ * struct svmtune_kfd_node_info - what svmtune_kfd keeps of a KFD node
+ * @gpu_id: KFD's gpu_id of the node (its topology's nodes/<n>/gpu_id)
+ * @vram: the node's local memory in bytes, as KFD reports it to user space
+ *	(local_mem_info: the partition's share on a partitioned GPU)
+ * @apu: the node's GPU is an APU: its "local memory" is system memory
+ * @adev: its amdgpu device
+ *
+ * A KFD node is a GPU or one compute partition of it: struct kfd_node on
+ * 6.12, struct kfd_dev (one per GPU) on 6.1. Only this header names those
+ * types; svmtune_kfd_nodes.c works from this copy.
+ */
+struct svmtune_kfd_node_info {
+	u32 gpu_id;
+	u64 vram;
+	bool apu;
+	struct amdgpu_device *adev;
+};
+
 /* amdgpu.h sets its own message prefix; svmtune_kfd speaks for itself. */
 #undef pr_fmt
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -69,23 +88,39 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 				   unsigned long last, uint32_t trigger,
 				   struct page *fault_page);
 
-/* A KFD node: a GPU or one compute partition of it. */
-#define svmtune_kfd_node kfd_node
-typedef int (svmtune_kfd_topology_remove_t)(struct kfd_node *gpu);
+typedef int (svmtune_kfd_topology_node_t)(struct kfd_node *gpu);
+
+/* Copy what svmtune_kfd keeps of @node, a KFD node (or NULL: false). */
+static inline bool svmtune_kfd_node_fill(const struct kfd_node *node,
+					 struct svmtune_kfd_node_info *info)
+{
+	if (!node)
+		return false;
+	info->gpu_id = node->id;
+	info->vram = node->local_mem_info.local_mem_size_private +
+		     node->local_mem_info.local_mem_size_public;
+	info->adev = node->adev;
+	info->apu = node->adev->flags & AMD_IS_APU;
+	return true;
+}
 
 /*
  * The node a GPU fault came from, at the entry of svm_range_restore_pages():
  * the interrupt's node_id and vmid pick the partition, as KFD itself does
- * next (kfd_node_by_irq_ids(), inline).
+ * next (kfd_node_by_irq_ids(), inline). Not before amdgpu's KFD finished
+ * its init (kgd2kfd_device_init() sets init_complete last).
  */
-static inline struct svmtune_kfd_node *svmtune_kfd_restore_node(struct pt_regs *regs)
+static inline bool svmtune_kfd_restore_node(struct pt_regs *regs,
+					    struct svmtune_kfd_node_info *info)
 {
 	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
 
-	if (!adev || !adev->kfd.dev)
-		return NULL;
-	return kfd_node_by_irq_ids(adev, regs_get_kernel_argument(regs, 3),
-				   regs_get_kernel_argument(regs, 2));
+	if (!adev || !adev->kfd.dev || !READ_ONCE(adev->kfd.dev->init_complete))
+		return false;
+	return svmtune_kfd_node_fill(kfd_node_by_irq_ids(adev,
+							 (u32)regs_get_kernel_argument(regs, 3),
+							 (u32)regs_get_kernel_argument(regs, 2)),
+				     info);
 }
 
 #elif SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 1
@@ -117,16 +152,34 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 				   struct mm_struct *mm, uint32_t trigger,
 				   struct page *fault_page);
 
-/* A KFD device: 6.1 has no partitions, one per GPU. */
-#define svmtune_kfd_node kfd_dev
-typedef int (svmtune_kfd_topology_remove_t)(struct kfd_dev *gpu);
+typedef int (svmtune_kfd_topology_node_t)(struct kfd_dev *gpu);
 
-/* The device a GPU fault came from, at the entry of svm_range_restore_pages(). */
-static inline struct svmtune_kfd_node *svmtune_kfd_restore_node(struct pt_regs *regs)
+/* Copy what svmtune_kfd keeps of @kfd, a KFD device (or NULL: false). */
+static inline bool svmtune_kfd_node_fill(const struct kfd_dev *kfd,
+					 struct svmtune_kfd_node_info *info)
+{
+	if (!kfd)
+		return false;
+	info->gpu_id = kfd->id;
+	info->vram = kfd->local_mem_info.local_mem_size_private +
+		     kfd->local_mem_info.local_mem_size_public;
+	info->adev = kfd->adev;
+	info->apu = kfd->adev->flags & AMD_IS_APU;
+	return true;
+}
+
+/*
+ * The device a GPU fault came from, at the entry of svm_range_restore_pages()
+ * (6.1 has no partitions), once its KFD finished its init.
+ */
+static inline bool svmtune_kfd_restore_node(struct pt_regs *regs,
+					    struct svmtune_kfd_node_info *info)
 {
 	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
 
-	return adev ? adev->kfd.dev : NULL;
+	if (!adev || !adev->kfd.dev || !READ_ONCE(adev->kfd.dev->init_complete))
+		return false;
+	return svmtune_kfd_node_fill(adev->kfd.dev, info);
 }
 
 #else
@@ -143,7 +196,8 @@ static inline void svmtune_kfd_check_prototypes(void)
 	svmtune_kfd_restore_pages_t *restore __maybe_unused = svm_range_restore_pages;
 	svmtune_kfd_to_vram_t *to_vram __maybe_unused = svm_migrate_to_vram;
 	svmtune_kfd_to_ram_t *to_ram __maybe_unused = svm_migrate_vram_to_ram;
-	svmtune_kfd_topology_remove_t *remove __maybe_unused = kfd_topology_remove_device;
+	svmtune_kfd_topology_node_t *add __maybe_unused = kfd_topology_add_device;
+	svmtune_kfd_topology_node_t *remove __maybe_unused = kfd_topology_remove_device;
 }
 
 /* The @n-th (0-based) argument of the function whose entry @regs is at. */
@@ -180,22 +234,37 @@ static inline void svmtune_kfd_set_arg(struct pt_regs *regs, unsigned int n,
 
 /*
  * The node of @prange's process whose user gpu_id is @gpu_id (KFD's
- * actual_loc, preferred_loc and best_loc are user gpu_ids), or NULL.
+ * actual_loc, preferred_loc and best_loc are user gpu_ids): false if none.
  * p->pdds[] is complete before the process's SVM state exists and never
- * shrinks while it does; the caller is in a KFD path on @prange.
+ * shrinks while it does; the caller is in a KFD path on @prange, which
+ * walks the same table next (svm_range_get_node_by_id()).
  */
-static inline struct svmtune_kfd_node *svmtune_kfd_range_node(struct svm_range *prange,
-							 u32 gpu_id)
+static inline bool svmtune_kfd_range_node(struct svm_range *prange, u32 gpu_id,
+					  struct svmtune_kfd_node_info *info)
 {
 	struct kfd_process *p = container_of(prange->svms, struct kfd_process, svms);
 	u32 i;
 
 	if (!gpu_id)
-		return NULL;
+		return false;
 	for (i = 0; i < p->n_pdds; i++)
 		if (p->pdds[i]->user_gpu_id == gpu_id)
-			return p->pdds[i]->dev;
-	return NULL;
+			return svmtune_kfd_node_fill(p->pdds[i]->dev, info);
+	return false;
+}
+
+/* The node of @p's @i-th per-device data, i < p->n_pdds. */
+static inline bool svmtune_kfd_process_node(struct kfd_process *p, u32 i,
+					    struct svmtune_kfd_node_info *info)
+{
+	return svmtune_kfd_node_fill(p->pdds[i]->dev, info);
+}
+
+/* The node passed as the @n-th argument of the function at @regs' entry. */
+static inline bool svmtune_kfd_arg_node(struct pt_regs *regs, unsigned int n,
+					struct svmtune_kfd_node_info *info)
+{
+	return svmtune_kfd_node_fill((void *)regs_get_kernel_argument(regs, n), info);
 }
 
 #if SVMTUNE_KFD_HAS_VRAM_PAGES

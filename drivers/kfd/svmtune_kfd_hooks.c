@@ -65,6 +65,22 @@ static void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
 	atomic64_add(n, &svmtune_kfd_stats[stat]);
 }
 
+/* ---- KFD nodes (svmtune_kfd_nodes.c) ---- */
+
+/*
+ * The engine's device of the node of @prange's process whose user gpu_id
+ * is @gpu_id (actual_loc, best_loc), or NULL.
+ */
+static struct svmtune_device *svmtune_kfd_range_device(struct svm_range *prange,
+							u32 gpu_id)
+{
+	struct svmtune_kfd_node_info info;
+
+	if (!svmtune_kfd_range_node(prange, gpu_id, &info))
+		return NULL;
+	return svmtune_kfd_node_device(&info);
+}
+
 /* ---- Faults in flight ---- */
 
 /*
@@ -331,7 +347,7 @@ static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct pt_regs *regs)
 	struct mm_struct *mm = (struct mm_struct *)svmtune_kfd_arg(regs, 1);
 	struct svmtune_kfd_fault *slot;
 
-	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
+	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
 	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU)
 		return NULL;
 	slot = svmtune_kfd_fault_find();
@@ -340,8 +356,7 @@ static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct pt_regs *regs)
 	if (slot->decided)
 		return slot;
 	/* The node whose VRAM holds the range; migrate_mutex is held. */
-	slot->dev = svmtune_kfd_node_device(svmtune_kfd_range_node(prange,
-								   READ_ONCE(prange->actual_loc)));
+	slot->dev = svmtune_kfd_range_device(prange, READ_ONCE(prange->actual_loc));
 	if (!svmtune_kfd_decide(slot, mm, prange))
 		return NULL;
 	return slot;
@@ -446,13 +461,15 @@ static int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 				     struct pt_regs *regs)
 {
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_node_info info;
 	struct svmtune_kfd_fault *slot;
 
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
 	svmtune_kfd_count(SVMTUNE_KFD_GPU_FAULTS, 1);
 	slot = svmtune_kfd_fault_begin(&call->own, SVMTUNE_FAULT_DEVICE);
 	call->slot = slot;
-	slot->dev = svmtune_kfd_node_device(svmtune_kfd_restore_node(regs));
+	if (svmtune_kfd_restore_node(regs, &info))
+		slot->dev = svmtune_kfd_node_device(&info);
 	slot->fault.addr = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR)
 			   << PAGE_SHIFT;
 	slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
@@ -481,7 +498,7 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 	struct mm_struct *mm;
 	struct svmtune_kfd_fault *slot;
 
-	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER) !=
+	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER) !=
 	    KFD_MIGRATE_TRIGGER_PAGEFAULT_GPU)
 		return;
 	slot = svmtune_kfd_fault_find();
@@ -588,8 +605,7 @@ static int svmtune_kfd_to_vram_entry(struct kretprobe_instance *ri,
 	u32 actual = READ_ONCE(prange->actual_loc);
 
 	svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
-	call->dev = svmtune_kfd_node_device(svmtune_kfd_range_node(prange,
-								   svmtune_kfd_arg(regs, 1)));
+	call->dev = svmtune_kfd_range_device(prange, (u32)svmtune_kfd_arg(regs, 1));
 	/* The test svm_migrate_to_vram() makes, under prange->migrate_mutex. */
 	call->bridged = actual && actual != (u32)svmtune_kfd_arg(regs, 1);
 	return 0;
@@ -616,7 +632,10 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 		 * KFD moved the window's pages that were in system memory
 		 * (its VRAM count says how many, not which): the whole window
 		 * is in VRAM now, for the engine's per-block state (density
-		 * prefetch). 6.1 moves whole ranges and gets no such state.
+		 * prefetch), on the node the pages went to (best_loc, which
+		 * may be another GPU of the hive than the faulting one: the
+		 * fault and its pages count on the faulting GPU's device).
+		 * 6.1 moves whole ranges and gets no such state.
 		 */
 		if (moved && call->dev)
 			svmtune_note_resident(call->dev, call->mm,
@@ -836,8 +855,7 @@ static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 #endif
 	ret = svmtune_kfd_migrate_entry(ri, regs, 1);
 	/* Where the pages come from; migrate_mutex is held. */
-	call->dev = svmtune_kfd_node_device(svmtune_kfd_range_node(prange,
-								   READ_ONCE(prange->actual_loc)));
+	call->dev = svmtune_kfd_range_device(prange, READ_ONCE(prange->actual_loc));
 	return ret;
 }
 
@@ -922,10 +940,12 @@ static int svmtune_kfd_cpu_fault_exit(struct kretprobe_instance *ri,
  */
 static void svmtune_kfd_learn_nodes(struct kfd_process *p)
 {
+	struct svmtune_kfd_node_info info;
 	u32 i;
 
 	for (i = 0; i < p->n_pdds; i++)
-		svmtune_kfd_node_device(p->pdds[i]->dev);
+		if (svmtune_kfd_process_node(p, i, &info))
+			svmtune_kfd_node_device(&info);
 }
 
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
@@ -1045,12 +1065,52 @@ static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
 static void svmtune_kfd_remove_node_entry(struct svmtune_kfd_hook *hook,
 					  struct pt_regs *regs)
 {
+	struct svmtune_kfd_node_info info;
+
 	atomic64_inc(&hook->calls);
-	svmtune_kfd_node_gone((struct svmtune_kfd_node *)svmtune_kfd_arg(regs, 0));
+	if (svmtune_kfd_arg_node(regs, 0, &info))
+		svmtune_kfd_node_gone(&info);
 }
 
+static int svmtune_kfd_add_node_entry(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	svmtune_kfd_call_data(ri)->obj = (void *)svmtune_kfd_arg(regs, 0);
+	return 0;
+}
+
+/*
+ * kfd_topology_add_device(node), return: amdgpu added a KFD node while
+ * svmtune_kfd is attached (a partition mode change, a GPU hot-added or
+ * rebound; those of amdgpu's load come before the attach).
+ */
+static int svmtune_kfd_add_node_exit(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct svmtune_kfd_node_info info;
+
+	if (regs_return_value(regs) ||
+	    !svmtune_kfd_node_fill(svmtune_kfd_call_data(ri)->obj, &info))
+		return 0;
+	svmtune_kfd_node_added(&info);
+	return 0;
+}
+
+/*
+ * Registered in this order and unregistered in the reverse (those that
+ * begin faults last): the node hooks first, so no node is learned while a
+ * removal goes unseen (and svmtune_kfd_nodes_freeze() covers the detach).
+ */
 static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	{
+		.symbol = "kfd_topology_remove_device",
+		.entry = svmtune_kfd_remove_node_entry,
+	}, {
+		.symbol = "kfd_topology_add_device",
+		.kret_entry = svmtune_kfd_add_node_entry,
+		.kret_exit = svmtune_kfd_add_node_exit,
+	}, {
 		.symbol = "svm_range_restore_pages",
 		.kret_entry = svmtune_kfd_restore_entry,
 		.kret_exit = svmtune_kfd_restore_exit,
@@ -1090,9 +1150,6 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.symbol = "svm_range_list_init",
 		.kret_entry = svmtune_kfd_list_init_entry,
 		.kret_exit = svmtune_kfd_list_init_exit,
-	}, {
-		.symbol = "kfd_topology_remove_device",
-		.entry = svmtune_kfd_remove_node_entry,
 	},
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	{
@@ -1345,6 +1402,7 @@ void svmtune_kfd_hooks_detach(void)
 {
 	int i;
 
+	svmtune_kfd_nodes_freeze();
 	/*
 	 * The hooks that find faults go before the ones that begin them: a
 	 * fault-beginning kretprobe unregistered while its function is in

@@ -24,7 +24,10 @@ struct svmtune_device;
 /**
  * struct svmtune_device_ops - what the engine may ask of a backend
  * @mem_info: report device memory size and free bytes (may be NULL). Called
- *	in process context without engine locks held.
+ *	in process context under the engine's device registry mutex (so the
+ *	device is not unregistered meanwhile) and no other engine lock; it
+ *	may take spinlocks of its own but must not call back into the
+ *	registry (svmtune_device_register() and friends).
  * @unmap_remote: drop the device's remote mappings (of pages not in its
  *	memory) of [start, end) in @mm, so that its next access there faults
  *	and asks the engine again; faults in flight over the span must ask

@@ -591,6 +591,23 @@ u64 amdgpu_amdkfd_xcp_memory_size(struct amdgpu_device *adev, int xcp_id)
 }
 
 /**
+ * kfd_topology_add_device() - a KFD node joins the topology
+ * @gpu: the node, set up
+ *
+ * amdgpu calls it for each node it makes (kgd2kfd_device_init(): at probe,
+ * which is inside its module init, or later on a partition mode change or
+ * a hot-added GPU); svmtune_kfd hooks it to learn nodes added while it is
+ * attached. The test bed keeps no topology; it is called at the same point.
+ *
+ * Return: 0.
+ */
+noinline int kfd_topology_add_device(struct kfd_node *gpu)
+{
+	dev_dbg(gpu->adev->dev, "KFD node gpu_id 0x%x added\n", gpu->id);
+	return 0;
+}
+
+/**
  * kfd_topology_remove_device() - a KFD node leaves the topology
  * @gpu: the node, freed by the caller next
  *

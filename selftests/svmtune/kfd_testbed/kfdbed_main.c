@@ -378,6 +378,8 @@ static int kfdbed_gpu_create(unsigned int index)
 	if (r)
 		goto out_destroy;
 	svm_range_set_max_pages(adev);
+	/* As kgd2kfd_device_init() does once the node is up. */
+	kfd_topology_add_device(gpu->node);
 	devres_close_group(&pdev->dev, gpu->devres_group);
 
 	dev_info(
