@@ -267,9 +267,11 @@ fi
 # 4b. One engine device per KFD node. svmtune_kfd loaded after the test
 #     bed's two GPUs came up knows no node until a process that may use
 #     them opens /dev/kfd; then each GPU is a device of its own, with its
-#     VRAM, counting its own faults and migrations (kfdbed_test nodes). The
-#     test bed's unload removes both nodes (kfd_topology_remove_device(),
-#     hooked) and svmtune_kfd's detach unregisters both devices.
+#     VRAM, counting its own faults and migrations (kfdbed_test nodes);
+#     GPU 1's node leaves KFD's topology and comes back (KFDBED_IOC_TOPOLOGY:
+#     kfd_topology_remove_device() and kfd_topology_add_device(), hooked)
+#     and keeps its device. The test bed's unload removes both nodes and
+#     svmtune_kfd's detach unregisters both devices.
 if load_bed nodes num_gpus=2 vram_mb=64; then
 	if modprobe svmtune_kfd; then
 		if grep -q ' nodes 0 ' /sys/kernel/svmtune/kfd/amdgpu &&
@@ -288,12 +290,14 @@ if load_bed nodes num_gpus=2 vram_mb=64; then
 	unload_bed nodes
 	after=$(dmesg | grep -c 'unregistered: amdgpu-kfd-')
 	removed=$(sed -n 's/^kfd_topology_remove_device .* calls \([0-9]*\) .*/\1/p' /sys/kernel/svmtune/kfd/hooks)
-	if [ "${removed:-0}" = 2 ] && [ $((after - before)) = 2 ] &&
+	added=$(sed -n 's/^kfd_topology_add_device .* calls \([0-9]*\) .*/\1/p' /sys/kernel/svmtune/kfd/hooks)
+	# One removal and one addition by kfdbed_test, two removals by the unload.
+	if [ "${removed:-0}" = 3 ] && [ "${added:-0}" = 1 ] && [ $((after - before)) = 2 ] &&
 	   [ -z "$(cat /sys/kernel/svmtune/kfd/nodes)" ]; then
 		echo "svmtune-test PASS kfdbed:nodes:unload-removes-both-nodes-and-their-devices"
 	else
 		fail nodes:unload-removes-both-nodes-and-their-devices \
-			"kfd_topology_remove_device calls ${removed:-none}, $((after - before)) devices unregistered"
+			"kfd_topology_remove_device calls ${removed:-none}, kfd_topology_add_device calls ${added:-none}, $((after - before)) devices unregistered"
 	fi
 	unload_svmtune
 fi

@@ -41,6 +41,23 @@ static fake_amdgpu_ioctl_t *const fake_amdgpu_ioctls[] __used = {
 	kfd_ioctl_get_version,
 };
 
+/*
+ * Every KFD has its topology, SVM or not (kfd_topology.c): svmtune_kfd
+ * hooks these two as well, and finds them (by name, in kallsyms) before
+ * it looks for the SVM functions. Never called here.
+ */
+struct kfd_node;
+
+static noinline __used int kfd_topology_add_device(struct kfd_node *gpu)
+{
+	return 0;
+}
+
+static noinline __used int kfd_topology_remove_device(struct kfd_node *gpu)
+{
+	return 0;
+}
+
 static int __init fake_amdgpu_init(void)
 {
 	return 0;

@@ -127,6 +127,7 @@ enum kfdbed_stat {
  * @adev: the amdgpu device, drm-managed, with the drm device inside
  * @kfd: KFD's device
  * @node: KFD's node (one partition)
+ * @in_topology: the node is in KFD's topology (KFDBED_IOC_TOPOLOGY)
  * @vram_size: VRAM size in bytes
  * @vram: backing store of VRAM: the byte at VRAM offset x is vram[x]
  * @sdma: the SDMA ring (buffer_funcs_ring)
@@ -153,6 +154,7 @@ struct kfdbed_gpu {
 	struct amdgpu_device *adev;
 	struct kfd_dev *kfd;
 	struct kfd_node *node;
+	bool in_topology;
 	u64 vram_size;
 	void *vram;
 

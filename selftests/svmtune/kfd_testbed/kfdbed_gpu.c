@@ -13,6 +13,7 @@
 #include <linux/highmem.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -273,6 +274,38 @@ static long kfdbed_gpu_info(struct kfdbed_info_args *info)
 	return 0;
 }
 
+/* Serialises KFDBED_IOC_TOPOLOGY calls. */
+static DEFINE_MUTEX(kfdbed_topology_lock);
+
+/*
+ * A GPU's node leaves or joins KFD's topology again; the node itself stays
+ * (the unload removes what is in, once: /dev/kfdbed is closed by then).
+ */
+static long kfdbed_gpu_topology(const struct kfdbed_topology_args *t)
+{
+	struct kfdbed_gpu *gpu;
+	long r = 0;
+
+	if (t->flags != KFDBED_TOPOLOGY_REMOVE &&
+	    t->flags != KFDBED_TOPOLOGY_ADD)
+		return -EINVAL;
+	gpu = kfdbed_gpu_by_id(t->gpu_id);
+	if (!gpu)
+		return -ENODEV;
+	mutex_lock(&kfdbed_topology_lock);
+	if (gpu->in_topology != (t->flags == KFDBED_TOPOLOGY_REMOVE)) {
+		r = -EINVAL;
+	} else if (t->flags == KFDBED_TOPOLOGY_REMOVE) {
+		kfd_topology_remove_device(gpu->node);
+		gpu->in_topology = false;
+	} else {
+		kfd_topology_add_device(gpu->node);
+		gpu->in_topology = true;
+	}
+	mutex_unlock(&kfdbed_topology_lock);
+	return r;
+}
+
 static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -302,6 +335,13 @@ static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
 		if (copy_to_user(uarg, &a, sizeof(a)))
 			return -EFAULT;
 		return r;
+	}
+	case KFDBED_IOC_TOPOLOGY: {
+		struct kfdbed_topology_args t;
+
+		if (copy_from_user(&t, uarg, sizeof(t)))
+			return -EFAULT;
+		return kfdbed_gpu_topology(&t);
 	}
 	}
 	return -ENOTTY;

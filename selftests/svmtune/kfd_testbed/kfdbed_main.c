@@ -380,6 +380,7 @@ static int kfdbed_gpu_create(unsigned int index)
 	svm_range_set_max_pages(adev);
 	/* As kgd2kfd_device_init() does once the node is up. */
 	kfd_topology_add_device(gpu->node);
+	gpu->in_topology = true;
 	devres_close_group(&pdev->dev, gpu->devres_group);
 
 	dev_info(
@@ -436,7 +437,8 @@ static void kfdbed_cleanup(void)
 
 	/* As amdgpu's device exit does first (kfd_cleanup_nodes()). */
 	for (i = 0; i < kfdbed_num_gpus; i++)
-		kfd_topology_remove_device(kfdbed_gpus[i]->node);
+		if (kfdbed_gpus[i]->in_topology)
+			kfd_topology_remove_device(kfdbed_gpus[i]->node);
 	for (i = 0; i < kfdbed_num_gpus; i++)
 		kfdbed_vram_evict_all(kfdbed_gpus[i]);
 	kfdbed_kfd_fini();

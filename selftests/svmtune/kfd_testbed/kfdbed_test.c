@@ -1517,6 +1517,37 @@ static int bad_input(void)
 		      "badinput: ACCESS with %s: %s (want %s)", cases[i].what,
 		      strerror(errno), strerror(cases[i].err));
 	}
+	{
+		struct {
+			const char *what;
+			uint32_t gpu_id, flags;
+			int err;
+		} topo[] = {
+			{ "no flag", gpu, 0, EINVAL },
+			{ "both flags", gpu, 3, EINVAL },
+			{ "an unknown flag", gpu, 4, EINVAL },
+			{ "adding a node that is in", gpu, KFDBED_TOPOLOGY_ADD,
+			  EINVAL },
+			{ "gpu_id no GPU has", 0xffffffff,
+			  KFDBED_TOPOLOGY_REMOVE, ENODEV },
+		};
+		struct kfdbed_topology_args t;
+
+		for (i = 0; i < ARRAY_SIZE(topo); i++) {
+			t.gpu_id = topo[i].gpu_id;
+			t.flags = topo[i].flags;
+			errno = 0;
+			r = ioctl(bed, KFDBED_IOC_TOPOLOGY, &t);
+			CHECK(r == -1 && errno == topo[i].err,
+			      "badinput: TOPOLOGY with %s: %s (want %s)",
+			      topo[i].what, strerror(errno),
+			      strerror(topo[i].err));
+		}
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_TOPOLOGY, NULL);
+		CHECK(r == -1 && errno == EFAULT,
+		      "badinput: TOPOLOGY from NULL: %s", strerror(errno));
+	}
 	errno = 0;
 	r = ioctl(bed, _IOWR('k', 0x42, struct kfdbed_access_args), &a);
 	CHECK(r == -1 && errno == ENOTTY, "badinput: an unknown command: %s",
@@ -2042,7 +2073,9 @@ static int nodes_test(void)
 	struct kfdbed_info_args info;
 	struct kfdbed_access_args acc;
 	unsigned long long vram;
-	uint32_t gpu[2], dev[2], *blk, *host;
+	uint32_t gpu[2], dev[2], *blk, *blk2, *host;
+	struct kfdbed_topology_args topo;
+	long long unknown;
 	unsigned int sysdev;
 	const size_t n = SZ_2M / 4;
 	char present[4], *raw;
@@ -2081,14 +2114,17 @@ static int nodes_test(void)
 	CHECK(dev[0] != dev[1], "nodes: two devices, not one (%u, %u)", dev[0],
 	      dev[1]);
 
-	raw = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, 3 * SZ_2M, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	host = malloc(SZ_2M);
 	if (raw == MAP_FAILED || !host)
 		return 1;
 	blk = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
-	for (i = 0; i < n; i++)
+	blk2 = blk + n;
+	for (i = 0; i < n; i++) {
 		blk[i] = pattern(i, 0xd00);
+		blk2[i] = pattern(i, 0xd01);
+	}
 
 	/* GPU 1 reads the block: its fault and pages are its device's. */
 	a0 = device_counters(ctl, dev[0]);
@@ -2135,10 +2171,53 @@ static int nodes_test(void)
 	CHECK(a1.cpu_faults == a0.cpu_faults &&
 		      a1.pages_to_system == a0.pages_to_system,
 	      "nodes: none on GPU 0's device");
-	CHECK(kfd_stat("faults_on_unknown_nodes") == 0,
+	unknown = kfd_stat("faults_on_unknown_nodes");
+	CHECK(unknown == 0,
 	      "nodes: no fault was left to KFD for want of a device (%lld)",
-	      kfd_stat("faults_on_unknown_nodes"));
-	munmap(raw, 2 * SZ_2M);
+	      unknown);
+
+	/*
+	 * GPU 1's node leaves KFD's topology, as in a partition mode change:
+	 * its device stays, absent and without memory, and a fault on it is
+	 * KFD's alone. The test bed keeps the node, so the fault is served.
+	 */
+	topo.gpu_id = gpu[1];
+	topo.flags = KFDBED_TOPOLOGY_REMOVE;
+	r = ioctl(bed, KFDBED_IOC_TOPOLOGY, &topo);
+	g = kfd_node_line(gpu[1], &sysdev, &vram, present);
+	device_memory(ctl, dev[1], &total[1], &free1[1]);
+	CHECK(!r && !g && sysdev == dev[1] && !strcmp(present, "no") &&
+		      total[1] == 0 && free1[1] == 0,
+	      "nodes: GPU 1's node removed: still device %u, present %s, %llu bytes",
+	      g ? 0 : sysdev, g ? "?" : present, (unsigned long long)total[1]);
+	b0 = device_counters(ctl, dev[1]);
+	r = kfdsvm_access(bed, gpu[1], blk, host, 4096, 0, &acc);
+	b1 = device_counters(ctl, dev[1]);
+	CHECK(!r && check_pattern(host, 1024, 0xd00) &&
+		      kfd_stat("faults_on_unknown_nodes") > unknown &&
+		      b1.gpu_faults == b0.gpu_faults,
+	      "nodes: a fault on the removed node is KFD's alone, data right (%lld left to KFD, %llu counted on its device)",
+	      kfd_stat("faults_on_unknown_nodes") - unknown,
+	      (unsigned long long)(b1.gpu_faults - b0.gpu_faults));
+
+	/* It comes back with its gpu_id: the same device, its memory back. */
+	topo.flags = KFDBED_TOPOLOGY_ADD;
+	r = ioctl(bed, KFDBED_IOC_TOPOLOGY, &topo);
+	g = kfd_node_line(gpu[1], &sysdev, &vram, present);
+	device_memory(ctl, dev[1], &total[1], &free1[1]);
+	CHECK(!r && !g && sysdev == dev[1] && !strcmp(present, "yes") &&
+		      total[1] == info.gpus[1].vram_size,
+	      "nodes: GPU 1's node added again: device %u again, present %s, %llu MiB",
+	      g ? 0 : sysdev, g ? "?" : present,
+	      (unsigned long long)total[1] >> 20);
+	b0 = device_counters(ctl, dev[1]);
+	r = kfdsvm_access(bed, gpu[1], blk2, host, 4096, 0, &acc);
+	b1 = device_counters(ctl, dev[1]);
+	CHECK(!r && check_pattern(host, 1024, 0xd01) &&
+		      b1.gpu_faults > b0.gpu_faults,
+	      "nodes: its faults count on its device again, data right (%llu)",
+	      (unsigned long long)(b1.gpu_faults - b0.gpu_faults));
+	munmap(raw, 3 * SZ_2M);
 	free(host);
 	close(ctl);
 	close(bed);

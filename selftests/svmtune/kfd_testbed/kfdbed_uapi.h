@@ -121,7 +121,32 @@ struct kfdbed_access_args {
 	__u64 peer_pages;
 };
 
+#define KFDBED_TOPOLOGY_REMOVE (1U << 0)
+#define KFDBED_TOPOLOGY_ADD (1U << 1)
+
+/**
+ * struct kfdbed_topology_args - KFDBED_IOC_TOPOLOGY: a GPU's KFD node
+ *	leaves, or joins again, KFD's topology, as in a partition mode
+ *	change and back: amdgpu's kfd_topology_remove_device() and
+ *	kfd_topology_add_device(), which svmtune_kfd hooks
+ * @gpu_id: which GPU
+ * @flags: KFDBED_TOPOLOGY_REMOVE or KFDBED_TOPOLOGY_ADD, exactly one
+ *
+ * The node is not freed: the test bed goes on serving its faults, so a
+ * test sees what svmtune_kfd does with faults on a node it was told is
+ * gone, and with the node when it comes back.
+ *
+ * Errors: EINVAL for flags other than exactly one of the two, removing a
+ * node that is out of the topology or adding one that is in it; ENODEV for
+ * a gpu_id no GPU has; EFAULT for a bad argument.
+ */
+struct kfdbed_topology_args {
+	__u32 gpu_id;
+	__u32 flags;
+};
+
 #define KFDBED_IOC_INFO _IOR('k', 0x40, struct kfdbed_info_args)
 #define KFDBED_IOC_ACCESS _IOWR('k', 0x41, struct kfdbed_access_args)
+#define KFDBED_IOC_TOPOLOGY _IOW('k', 0x43, struct kfdbed_topology_args)
 
 #endif /* KFDBED_UAPI_H */
