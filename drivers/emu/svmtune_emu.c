@@ -1451,9 +1451,11 @@ static long svmtune_emu_map(struct svmtune_emu_ctx *ctx, unsigned long start,
 	}
 	svmtune_emu_walk_end_locked(&walk);
 	mutex_unlock(&ctx->lock);
+	/* Only the sizes used: a 4 KiB fault maps one (a call under TCG costs). */
 	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES && !passthrough_window; i++)
-		svmtune_account_fragments(&ctx->edev->core, PAGE_SHIFT + i,
-					  mapped[i]);
+		if (mapped[i])
+			svmtune_account_fragments(&ctx->edev->core,
+						  PAGE_SHIFT + i, mapped[i]);
 	if (!ret)
 		ret = remote;
 	goto out_free;
