@@ -38,6 +38,19 @@ struct svmtune_kfd_node_info {
 	struct amdgpu_device *adev;
 };
 
+/* Fill @info; true. The version blocks below call it from their node type. */
+static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
+					u32 gpu_id,
+					const struct kfd_local_mem_info *mem,
+					struct amdgpu_device *adev)
+{
+	info->gpu_id = gpu_id;
+	info->vram = mem->local_mem_size_private + mem->local_mem_size_public;
+	info->adev = adev;
+	info->apu = adev->flags & AMD_IS_APU;
+	return true;
+}
+
 /* amdgpu.h sets its own message prefix; svmtune_kfd speaks for itself. */
 #undef pr_fmt
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -94,33 +107,20 @@ typedef int (svmtune_kfd_topology_node_t)(struct kfd_node *gpu);
 static inline bool svmtune_kfd_node_fill(const struct kfd_node *node,
 					 struct svmtune_kfd_node_info *info)
 {
-	if (!node)
-		return false;
-	info->gpu_id = node->id;
-	info->vram = node->local_mem_info.local_mem_size_private +
-		     node->local_mem_info.local_mem_size_public;
-	info->adev = node->adev;
-	info->apu = node->adev->flags & AMD_IS_APU;
-	return true;
+	return node && svmtune_kfd_info_set(info, node->id, &node->local_mem_info,
+					    node->adev);
 }
 
 /*
- * The node a GPU fault came from, at the entry of svm_range_restore_pages():
- * the interrupt's node_id and vmid pick the partition, as KFD itself does
- * next (kfd_node_by_irq_ids(), inline). Not before amdgpu's KFD finished
- * its init (kgd2kfd_device_init() sets init_complete last).
+ * The node of @adev a GPU fault came from, at the entry of
+ * svm_range_restore_pages(): the interrupt's node_id and vmid pick the
+ * partition, as KFD itself does next (kfd_node_by_irq_ids(), inline).
  */
-static inline bool svmtune_kfd_restore_node(struct pt_regs *regs,
-					    struct svmtune_kfd_node_info *info)
+static inline const struct kfd_node *svmtune_kfd_fault_node(struct amdgpu_device *adev,
+							    struct pt_regs *regs)
 {
-	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
-
-	if (!adev || !adev->kfd.dev || !READ_ONCE(adev->kfd.dev->init_complete))
-		return false;
-	return svmtune_kfd_node_fill(kfd_node_by_irq_ids(adev,
-							 (u32)regs_get_kernel_argument(regs, 3),
-							 (u32)regs_get_kernel_argument(regs, 2)),
-				     info);
+	return kfd_node_by_irq_ids(adev, (u32)regs_get_kernel_argument(regs, 3),
+				   (u32)regs_get_kernel_argument(regs, 2));
 }
 
 #elif SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 1
@@ -158,28 +158,15 @@ typedef int (svmtune_kfd_topology_node_t)(struct kfd_dev *gpu);
 static inline bool svmtune_kfd_node_fill(const struct kfd_dev *kfd,
 					 struct svmtune_kfd_node_info *info)
 {
-	if (!kfd)
-		return false;
-	info->gpu_id = kfd->id;
-	info->vram = kfd->local_mem_info.local_mem_size_private +
-		     kfd->local_mem_info.local_mem_size_public;
-	info->adev = kfd->adev;
-	info->apu = kfd->adev->flags & AMD_IS_APU;
-	return true;
+	return kfd && svmtune_kfd_info_set(info, kfd->id, &kfd->local_mem_info,
+					   kfd->adev);
 }
 
-/*
- * The device a GPU fault came from, at the entry of svm_range_restore_pages()
- * (6.1 has no partitions), once its KFD finished its init.
- */
-static inline bool svmtune_kfd_restore_node(struct pt_regs *regs,
-					    struct svmtune_kfd_node_info *info)
+/* The device of @adev a GPU fault came from: 6.1 has no partitions. */
+static inline const struct kfd_dev *svmtune_kfd_fault_node(struct amdgpu_device *adev,
+							   struct pt_regs *regs)
 {
-	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
-
-	if (!adev || !adev->kfd.dev || !READ_ONCE(adev->kfd.dev->init_complete))
-		return false;
-	return svmtune_kfd_node_fill(adev->kfd.dev, info);
+	return adev->kfd.dev;
 }
 
 #else
@@ -230,6 +217,21 @@ static inline void svmtune_kfd_set_arg(struct pt_regs *regs, unsigned int n,
 		regs->r9 = val;
 		break;
 	}
+}
+
+/*
+ * The node a GPU fault came from, at the entry of svm_range_restore_pages(),
+ * once amdgpu's KFD finished its init (kgd2kfd_device_init() sets
+ * init_complete last): false before, or if there is none.
+ */
+static inline bool svmtune_kfd_restore_node(struct pt_regs *regs,
+					    struct svmtune_kfd_node_info *info)
+{
+	struct amdgpu_device *adev = (struct amdgpu_device *)regs_get_kernel_argument(regs, 0);
+
+	if (!adev || !adev->kfd.dev || !READ_ONCE(adev->kfd.dev->init_complete))
+		return false;
+	return svmtune_kfd_node_fill(svmtune_kfd_fault_node(adev, regs), info);
 }
 
 /*

@@ -831,12 +831,12 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
-#if SVMTUNE_KFD_HAS_WINDOW
 	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
-	struct svmtune_decision d;
 	int ret;
+#if SVMTUNE_KFD_HAS_WINDOW
+	struct svmtune_decision d;
 
 	/* The span migrated, whichever of this and the ftrace hook ran first. */
 	if (slot && svmtune_kfd_cpu_window(prange, slot, &d)) {
@@ -846,16 +846,14 @@ static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 		call->start = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_START);
 		call->last = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_LAST);
 	}
-#else
-	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
-	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
-	int ret;
-
-	svmtune_kfd_cpu_decide(regs);
 #endif
 	ret = svmtune_kfd_migrate_entry(ri, regs, 1);
-	/* Where the pages come from; migrate_mutex is held. */
-	call->dev = svmtune_kfd_range_device(prange, READ_ONCE(prange->actual_loc));
+	/*
+	 * Where the pages come from (migrate_mutex is held): a CPU fault's
+	 * decision looked that node up already.
+	 */
+	call->dev = slot ? slot->dev :
+		svmtune_kfd_range_device(prange, READ_ONCE(prange->actual_loc));
 	return ret;
 }
 
@@ -1028,7 +1026,8 @@ static int svmtune_kfd_range_new_exit(struct kretprobe_instance *ri,
 	return 0;
 }
 
-static int svmtune_kfd_list_init_entry(struct kretprobe_instance *ri,
+/* Entry of a function whose return needs its first argument (call->obj). */
+static int svmtune_kfd_first_arg_entry(struct kretprobe_instance *ri,
 				       struct pt_regs *regs)
 {
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
@@ -1072,14 +1071,6 @@ static void svmtune_kfd_remove_node_entry(struct svmtune_kfd_hook *hook,
 		svmtune_kfd_node_gone(&info);
 }
 
-static int svmtune_kfd_add_node_entry(struct kretprobe_instance *ri,
-				      struct pt_regs *regs)
-{
-	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
-	svmtune_kfd_call_data(ri)->obj = (void *)svmtune_kfd_arg(regs, 0);
-	return 0;
-}
-
 /*
  * kfd_topology_add_device(node), return: amdgpu added a KFD node while
  * svmtune_kfd is attached (a partition mode change, a GPU hot-added or
@@ -1108,7 +1099,7 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.entry = svmtune_kfd_remove_node_entry,
 	}, {
 		.symbol = "kfd_topology_add_device",
-		.kret_entry = svmtune_kfd_add_node_entry,
+		.kret_entry = svmtune_kfd_first_arg_entry,
 		.kret_exit = svmtune_kfd_add_node_exit,
 	}, {
 		.symbol = "svm_range_restore_pages",
@@ -1148,7 +1139,7 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 #endif
 	{
 		.symbol = "svm_range_list_init",
-		.kret_entry = svmtune_kfd_list_init_entry,
+		.kret_entry = svmtune_kfd_first_arg_entry,
 		.kret_exit = svmtune_kfd_list_init_exit,
 	},
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY

@@ -356,27 +356,28 @@ static ssize_t amdgpu_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute amdgpu_attr = __ATTR_RO(amdgpu);
 
-static ssize_t hooks_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
+/* @show's file, with attach and detach held off while it is written. */
+static ssize_t svmtune_kfd_show_locked(ssize_t (*show)(char *buf), char *buf)
 {
 	ssize_t n;
 
 	mutex_lock(&svmtune_kfd_lock);
-	n = svmtune_kfd_hooks_show(buf);
+	n = show(buf);
 	mutex_unlock(&svmtune_kfd_lock);
 	return n;
+}
+
+static ssize_t hooks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return svmtune_kfd_show_locked(svmtune_kfd_hooks_show, buf);
 }
 static struct kobj_attribute hooks_attr = __ATTR_RO(hooks);
 
 static ssize_t nodes_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	ssize_t n;
-
-	mutex_lock(&svmtune_kfd_lock);
-	n = svmtune_kfd_nodes_show(buf);
-	mutex_unlock(&svmtune_kfd_lock);
-	return n;
+	return svmtune_kfd_show_locked(svmtune_kfd_nodes_show, buf);
 }
 static struct kobj_attribute nodes_attr = __ATTR_RO(nodes);
 
