@@ -59,23 +59,23 @@ struct svmtune_block *svmtune_block_find(struct svmtune_mm *smm,
 }
 
 /**
- * svmtune_block_lock() - lock an address space and find or make a block
- * @smm: the address space; its lock not held
+ * svmtune_block_get() - find or make a block, its address space locked
+ * @smm: the address space, its lock held
  * @addr: an address in the block
- * @gfp: how to allocate a missing block (it may sleep only if @gfp allows)
- *
- * Returns with @smm's lock held, whatever the result.
+ * @gfp: how to allocate a missing block; the lock is dropped for the
+ *	allocation and taken again, so what the caller found under it before
+ *	must be looked up again when a block was missing
  *
  * Return: the block, or NULL if it did not exist and could not be made.
  */
-struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
-					 unsigned long addr, gfp_t gfp)
-	__acquires(&smm->lock)
+struct svmtune_block *svmtune_block_get(struct svmtune_mm *smm,
+					unsigned long addr, gfp_t gfp)
+	__must_hold(&smm->lock)
 {
 	unsigned long index = addr >> SVMTUNE_BLOCK_SHIFT;
 	struct svmtune_block *blk;
 
-	spin_lock(&smm->lock);
+	lockdep_assert_held(&smm->lock);
 	blk = xa_load(&smm->blocks, index);
 	if (blk)
 		return blk;
@@ -95,6 +95,24 @@ struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
 	}
 	spin_lock(&smm->lock);
 	return xa_load(&smm->blocks, index);
+}
+
+/**
+ * svmtune_block_lock() - lock an address space and find or make a block
+ * @smm: the address space; its lock not held
+ * @addr: an address in the block
+ * @gfp: how to allocate a missing block (it may sleep only if @gfp allows)
+ *
+ * Returns with @smm's lock held, whatever the result.
+ *
+ * Return: the block, or NULL if it did not exist and could not be made.
+ */
+struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
+					 unsigned long addr, gfp_t gfp)
+	__acquires(&smm->lock)
+{
+	spin_lock(&smm->lock);
+	return svmtune_block_get(smm, addr, gfp);
 }
 
 /*

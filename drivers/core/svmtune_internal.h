@@ -193,7 +193,7 @@ static inline u32 svmtune_pins_live(const struct svmtune_block_thrash *th,
  * @prefetched: pages density prefetch moved to a device that the device
  *	has not used yet
  * @touched: resident pages the device holding them used since they
- *	arrived (backends that report use, svmtune_note_device_use()):
+ *	arrived (backends that report use, svmtune_note_access()):
  *	what density prefetch and the adaptive policy count as dense
  * @ad: adaptive granularity state
  * @th: thrashing state
@@ -260,6 +260,9 @@ int svmtune_block_init(void);
 void svmtune_block_exit(void);
 struct svmtune_block *svmtune_block_find(struct svmtune_mm *smm,
 					 unsigned long addr);
+struct svmtune_block *svmtune_block_get(struct svmtune_mm *smm,
+					unsigned long addr, gfp_t gfp)
+	__must_hold(&smm->lock);
 struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
 					 unsigned long addr, gfp_t gfp)
 	__acquires(&smm->lock);

@@ -954,13 +954,22 @@ static void svmtune_account_in(struct svmtune_device *dev, u64 *mc, u64 *rc,
 	svmtune_count(dev, mc, rc, SVMTUNE_CNT_FALLBACK_PAGES, result->fallback);
 }
 
+static void svmtune_resident_locked(struct svmtune_device *dev,
+				    struct svmtune_mm *smm,
+				    const struct svmtune_decision *decision,
+				    unsigned long start, unsigned long end,
+				    u32 loc);
+
 /**
  * svmtune_account() - record what a backend did
  * @dev: the device
  * @mm: the address space; its users referenced by the caller
  * @fault: the fault that was decided, or NULL for an explicit migration
  * @decision: the decision, or NULL for an explicit migration
- * @result: what moved
+ * @result: what moved, and the run of pages that moved, if any (recorded
+ *	as by svmtune_note_resident() with @decision)
+ *
+ * Never sleeps; callable in atomic context.
  */
 void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 		     const struct svmtune_fault *fault,
@@ -978,6 +987,12 @@ void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 	range = fault ? svmtune_range_find(smm, fault->addr) : NULL;
 	svmtune_account_in(dev, smm->counters, range ? range->counters : NULL,
 			   fault, decision, result);
+	if (result->moved_end > result->moved_start)
+		svmtune_resident_locked(dev, smm, decision,
+					result->moved_start & PAGE_MASK,
+					PAGE_ALIGN(result->moved_end),
+					result->moved_loc == SVMTUNE_LOC_SYSTEM ?
+					SVMTUNE_LOC_SYSTEM : dev->id);
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account);
@@ -1020,45 +1035,31 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 }
 EXPORT_SYMBOL_GPL(svmtune_account_waste);
 
-/**
- * svmtune_note_resident() - record where pages went
- * @dev: the device that moved them
- * @mm: their address space; its users referenced by the caller
- * @decision: the fault decision the move served (a device fault's, or a
- *	CPU fault's), or NULL (an explicit migration, an eviction)
- * @start: first byte of a run of pages that moved, page-aligned
- * @end: its end
- * @loc: where they are now: @dev's id, or %SVMTUNE_LOC_SYSTEM
- *
- * Backends report every run of pages that moved (or a span all of whose
- * pages are now at @loc, when the backend cannot tell which moved), so
- * that the engine's per-block state (density, prefetch accounting) follows
- * the pages. Pages arriving on the device outside @decision's fault window
- * (not already resident there) were prefetched: counted in
- * ``prefetch_pages``. A fault's moves are remembered for thrashing
- * detection (a later fault of the other side reversing them). Never
- * sleeps; a block that
- * cannot be allocated without sleeping is not tracked.
+/*
+ * svmtune_note_resident() under the address space's lock, which it drops
+ * and takes again to allocate a block without sleeping.
  */
-void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
-			   const struct svmtune_decision *decision,
-			   unsigned long start, unsigned long end, u32 loc)
+static void svmtune_resident_locked(struct svmtune_device *dev,
+				    struct svmtune_mm *smm,
+				    const struct svmtune_decision *decision,
+				    unsigned long start, unsigned long end,
+				    u32 loc)
+	__must_hold(&smm->lock)
 {
-	struct svmtune_mm *smm = svmtune_mm_find(mm);
 	DECLARE_BITMAP(arrived, SVMTUNE_BLOCK_PAGES);
 	unsigned int new_whole = SVMTUNE_NOTE_NEW_WHOLE_BLOCKS;
 	unsigned long addr, next, index;
 	struct svmtune_block *blk;
 	u64 now = 0;
 
-	if (!smm || start >= end)
+	lockdep_assert_held(&smm->lock);
+	if (start >= end)
 		return;
 	/* A fault's moves are what a later fault may reverse. */
 	if (decision && READ_ONCE(svmtune_thrashing) != SVMTUNE_THRASHING_OFF)
 		now = ktime_get_ns();
 	if (loc == SVMTUNE_LOC_SYSTEM) {
 		/* Only blocks that exist: a span may be a whole KFD range. */
-		spin_lock(&smm->lock);
 		xa_for_each_range(&smm->blocks, index, blk,
 				  start >> SVMTUNE_BLOCK_SHIFT,
 				  (end - 1) >> SVMTUNE_BLOCK_SHIFT) {
@@ -1078,7 +1079,6 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 				blk->loc = SVMTUNE_LOC_UNSET;
 			svmtune_block_lru_update(blk, NULL);
 		}
-		spin_unlock(&smm->lock);
 		return;
 	}
 
@@ -1102,15 +1102,12 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 		if (svmtune_blocks_wanted() && (!whole || new_whole)) {
 			if (whole)
 				new_whole--;
-			blk = svmtune_block_lock(smm, addr, GFP_NOWAIT | __GFP_NOWARN);
+			blk = svmtune_block_get(smm, addr, GFP_NOWAIT | __GFP_NOWARN);
 		} else {
-			spin_lock(&smm->lock);
 			blk = svmtune_block_find(smm, addr);
 		}
-		if (!blk) {
-			spin_unlock(&smm->lock);
+		if (!blk)
 			continue;
-		}
 		if (bitmap_empty(blk->resident, SVMTUNE_BLOCK_PAGES))
 			blk->loc = loc;
 		else if (blk->loc != loc)
@@ -1141,94 +1138,133 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 		range = pf ? svmtune_range_find(smm, addr) : NULL;
 		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
 			      SVMTUNE_CNT_PREFETCH_PAGES, pf);
-		spin_unlock(&smm->lock);
 	}
+}
+
+/**
+ * svmtune_note_resident() - record where pages went
+ * @dev: the device that moved them
+ * @mm: their address space; its users referenced by the caller
+ * @decision: the fault decision the move served (a device fault's, or a
+ *	CPU fault's), or NULL (an explicit migration, an eviction)
+ * @start: first byte of a run of pages that moved, page-aligned
+ * @end: its end
+ * @loc: where they are now: @dev's id, or %SVMTUNE_LOC_SYSTEM
+ *
+ * Backends report every run of pages that moved (or a span all of whose
+ * pages are now at @loc, when the backend cannot tell which moved), so
+ * that the engine's per-block state (density, prefetch accounting) follows
+ * the pages; one run per fault can go with svmtune_account() instead
+ * (&svmtune_result.moved_start). Pages arriving on the device outside
+ * @decision's fault window (not already resident there) were prefetched:
+ * counted in ``prefetch_pages``. A fault's moves are remembered for
+ * thrashing detection (a later fault of the other side reversing them).
+ * Never sleeps; a block that cannot be allocated without sleeping is not
+ * tracked.
+ */
+void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
+			   const struct svmtune_decision *decision,
+			   unsigned long start, unsigned long end, u32 loc)
+{
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+
+	if (!smm || start >= end)
+		return;
+	spin_lock(&smm->lock);
+	svmtune_resident_locked(dev, smm, decision, start, end, loc);
+	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_note_resident);
 
+/*
+ * The device used [@start, @end) for the first time since the pages
+ * arrived: a prefetched page used so counts in ``prefetch_used`` and
+ * stops being a guess; the block is recently used on @dev's LRU.
+ */
+static void svmtune_used_locked(struct svmtune_device *dev,
+				struct svmtune_mm *smm,
+				unsigned long start, unsigned long end)
+{
+	DECLARE_BITMAP(run, SVMTUNE_BLOCK_PAGES);
+	unsigned long addr, next;
+
+	lockdep_assert_held(&smm->lock);
+	for (addr = start; addr < end; addr = next) {
+		unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
+		struct svmtune_block *blk = svmtune_block_find(smm, addr);
+		unsigned int first, n, used;
+		struct svmtune_range *range;
+
+		next = base + SVMTUNE_BLOCK_SIZE;
+		if (next < base || next > end)
+			next = end;
+		if (!blk)
+			continue;
+		first = (addr - base) >> PAGE_SHIFT;
+		n = (next - addr) >> PAGE_SHIFT;
+		bitmap_zero(run, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(run, first, n);
+		/* Prefetched pages used now: a guess that was right. */
+		used = bitmap_weight_and(run, blk->prefetched, SVMTUNE_BLOCK_PAGES);
+		bitmap_andnot(blk->prefetched, blk->prefetched, run,
+			      SVMTUNE_BLOCK_PAGES);
+		/* Use is of resident pages: arrival clears it. */
+		bitmap_and(run, run, blk->resident, SVMTUNE_BLOCK_PAGES);
+		bitmap_or(blk->touched, blk->touched, run, SVMTUNE_BLOCK_PAGES);
+		if (blk->lru_dev == dev) {
+			/* Read by LRU walkers under the device's lru_lock only. */
+			WRITE_ONCE(blk->used, true);
+			svmtune_block_lru_update(blk, dev);
+		}
+		if (used) {
+			range = svmtune_range_find(smm, addr);
+			svmtune_count(dev, smm->counters,
+				      range ? range->counters : NULL,
+				      SVMTUNE_CNT_PREFETCH_USED, used);
+		}
+	}
+}
+
 /**
- * svmtune_note_device_use() - a device used a page it migrated, the first
- *	time since it arrived
+ * svmtune_note_access() - record what a device's accesses showed
  * @dev: the device
  * @mm: the address space; its users referenced by the caller
- * @addr: the page's address
+ * @access: TLB lookups, and the run of pages used for the first time since
+ *	they arrived in @dev's memory; report uses before the device's next
+ *	fault, so that its decision sees them
  *
- * A prefetched page used this way counts in ``prefetch_used`` and stops
- * being a guess. Never sleeps.
+ * For backends that model or read their device's TLB, or see its first
+ * access to a page (&svmtune_device.reports_use). Never sleeps.
  */
-void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
-			     unsigned long addr)
+void svmtune_note_access(struct svmtune_device *dev, struct mm_struct *mm,
+			 const struct svmtune_access *access)
 {
 	struct svmtune_mm *smm = svmtune_mm_find(mm);
-	struct svmtune_range *range;
-	struct svmtune_block *blk;
-	unsigned int idx;
-
-	if (!smm)
-		return;
-	idx = (addr & (SVMTUNE_BLOCK_SIZE - 1)) >> PAGE_SHIFT;
-	spin_lock(&smm->lock);
-	blk = svmtune_block_find(smm, addr);
-	/* Use is of resident pages: arrival clears it (svmtune_note_resident()). */
-	if (blk && test_bit(idx, blk->resident))
-		__set_bit(idx, blk->touched);
-	if (blk && blk->lru_dev == dev) {
-		/* Read by LRU walkers under the device's lru_lock only. */
-		WRITE_ONCE(blk->used, true);
-		svmtune_block_lru_update(blk, dev);
-	}
-	if (blk && test_and_clear_bit(idx, blk->prefetched)) {
-		range = svmtune_range_find(smm, addr);
-		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
-			      SVMTUNE_CNT_PREFETCH_USED, 1);
-	}
-	spin_unlock(&smm->lock);
-}
-EXPORT_SYMBOL_GPL(svmtune_note_device_use);
-
-/*
- * Add @n1 to counter @c1 and @n2 to @c2 of @dev, of @mm's address space and
- * of the range holding @addr (those it has). Never sleeps.
- */
-static void svmtune_count_at(struct svmtune_device *dev, struct mm_struct *mm,
-			     unsigned long addr, enum svmtune_counter c1, u64 n1,
-			     enum svmtune_counter c2, u64 n2)
-{
-	struct svmtune_mm *smm = svmtune_mm_find(mm);
-	struct svmtune_range *range;
+	u64 hits = access->tlb_hits, misses = access->tlb_misses;
+	struct svmtune_range *range = NULL;
 	u64 *rc;
 
+	if (hits || misses)
+		trace_svmtune_tlb(dev, access->addr, hits, misses);
 	if (!smm) {
-		svmtune_count(dev, NULL, NULL, c1, n1);
-		svmtune_count(dev, NULL, NULL, c2, n2);
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_HITS, hits);
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_MISSES, misses);
 		return;
 	}
 	spin_lock(&smm->lock);
-	range = svmtune_range_find(smm, addr);
-	rc = range ? range->counters : NULL;
-	svmtune_count(dev, smm->counters, rc, c1, n1);
-	svmtune_count(dev, smm->counters, rc, c2, n2);
+	if (hits || misses) {
+		range = svmtune_range_find(smm, access->addr);
+		rc = range ? range->counters : NULL;
+		svmtune_count(dev, smm->counters, rc, SVMTUNE_CNT_TLB_HITS, hits);
+		svmtune_count(dev, smm->counters, rc, SVMTUNE_CNT_TLB_MISSES,
+			      misses);
+	}
+	if (access->used_end > access->used_start)
+		svmtune_used_locked(dev, smm, access->used_start & PAGE_MASK,
+				    PAGE_ALIGN(access->used_end));
 	spin_unlock(&smm->lock);
 }
-
-/**
- * svmtune_account_tlb() - record device TLB lookups
- * @dev: the device
- * @mm: the address space; its users referenced by the caller
- * @addr: an address of the access, for the range counters
- * @hits: lookups served from the TLB
- * @misses: lookups that needed a page walk
- *
- * For backends that model or read their device's TLB. Never sleeps.
- */
-void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
-			 unsigned long addr, u64 hits, u64 misses)
-{
-	trace_svmtune_tlb(dev, addr, hits, misses);
-	svmtune_count_at(dev, mm, addr, SVMTUNE_CNT_TLB_HITS, hits,
-			 SVMTUNE_CNT_TLB_MISSES, misses);
-}
-EXPORT_SYMBOL_GPL(svmtune_account_tlb);
+EXPORT_SYMBOL_GPL(svmtune_note_access);
 
 /**
  * svmtune_account_fragments() - record pages a device mapped, by fragment
@@ -1266,7 +1302,17 @@ EXPORT_SYMBOL_GPL(svmtune_account_fragments);
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
 			     unsigned long addr, unsigned long npages)
 {
-	svmtune_count_at(dev, mm, addr, SVMTUNE_CNT_EVICTED_PAGES, npages,
-			 SVMTUNE_CNT_EVICTED_PAGES, 0);
+	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range;
+
+	if (!smm) {
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_EVICTED_PAGES, npages);
+		return;
+	}
+	spin_lock(&smm->lock);
+	range = svmtune_range_find(smm, addr);
+	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
+		      SVMTUNE_CNT_EVICTED_PAGES, npages);
+	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_evicted);

@@ -662,13 +662,56 @@ static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
 }
 
 /*
+ * Add the run [start, end) that moved to @loc to @acc, the result its
+ * migration will be accounted with (svmtune_account() records the run):
+ * a run that continues @acc's extends it; another sends @acc's run to the
+ * engine first.
+ */
+static void svmtune_emu_note_run(struct svmtune_emu_device *edev,
+				 struct mm_struct *mm,
+				 const struct svmtune_decision *d,
+				 struct svmtune_result *acc, unsigned long start,
+				 unsigned long end, u32 loc)
+{
+	if (acc->moved_end > acc->moved_start) {
+		if (acc->moved_loc == loc && acc->moved_end == start) {
+			acc->moved_end = end;
+			return;
+		}
+		svmtune_note_resident(&edev->core, mm, d, acc->moved_start,
+				      acc->moved_end, acc->moved_loc);
+	}
+	acc->moved_start = start;
+	acc->moved_end = end;
+	acc->moved_loc = loc;
+}
+
+/*
+ * Send @acc's run to the engine now, for a migration whose result is not
+ * accounted (a fault that failed).
+ */
+static void svmtune_emu_flush_run(struct svmtune_emu_device *edev,
+				  struct mm_struct *mm,
+				  const struct svmtune_decision *d,
+				  struct svmtune_result *acc)
+{
+	if (acc->moved_end > acc->moved_start)
+		svmtune_note_resident(&edev->core, mm, d, acc->moved_start,
+				      acc->moved_end, acc->moved_loc);
+	acc->moved_start = 0;
+	acc->moved_end = 0;
+}
+
+/*
  * After migrate_vma_pages(): tell the engine which pages of @args moved
- * (to @loc), run by run, for its per-block state. @d is the decision the
- * migration served, NULL for any other.
+ * (to @loc), run by run, for its per-block state, through @acc (see
+ * svmtune_emu_note_run()). @d is the decision the migration served, NULL
+ * for any other.
  */
 static void svmtune_emu_note_moved(struct svmtune_emu_device *edev,
 				   struct migrate_vma *args,
-				   const struct svmtune_decision *d, u32 loc)
+				   const struct svmtune_decision *d, u32 loc,
+				   struct svmtune_result *acc)
 {
 	unsigned long i, first = 0;
 	bool in_run = false;
@@ -683,9 +726,9 @@ static void svmtune_emu_note_moved(struct svmtune_emu_device *edev,
 			first = i;
 			in_run = true;
 		} else if (!moved && in_run) {
-			svmtune_note_resident(&edev->core, args->vma->vm_mm, d,
-					      args->start + (first << PAGE_SHIFT),
-					      args->start + (i << PAGE_SHIFT), loc);
+			svmtune_emu_note_run(edev, args->vma->vm_mm, d, acc,
+					     args->start + (first << PAGE_SHIFT),
+					     args->start + (i << PAGE_SHIFT), loc);
 			in_run = false;
 		}
 	}
@@ -831,7 +874,8 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 					      struct vm_area_struct *vma,
 					      unsigned long start, unsigned long end,
 					      const struct svmtune_decision *d,
-					      unsigned long *fallback)
+					      unsigned long *fallback,
+					      struct svmtune_result *acc)
 {
 	struct svmtune_emu_device *edev = ctx->edev;
 	unsigned long i, moved, base = 1, fsize;
@@ -889,7 +933,7 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 	}
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
-	svmtune_emu_note_moved(edev, &args, d, edev->core.id);
+	svmtune_emu_note_moved(edev, &args, d, edev->core.id, acc);
 	/* VRAM pages whose migration failed are freed: not waste. */
 	for (i = 0; i < args.npages; i++)
 		if (args.dst[i] && !(args.src[i] & MIGRATE_PFN_MIGRATE))
@@ -905,7 +949,8 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_ctx *ctx,
 					struct vm_area_struct *vma,
 					unsigned long start, unsigned long end,
 					const struct svmtune_decision *d,
-					unsigned long *fallback)
+					unsigned long *fallback,
+					struct svmtune_result *acc)
 {
 	unsigned long addr, next;
 	long moved = 0, ret;
@@ -913,7 +958,7 @@ static long svmtune_emu_migrate_to_vram(struct svmtune_emu_ctx *ctx,
 	for (addr = start; addr < end; addr = next) {
 		next = svmtune_emu_chunk_end(addr, end);
 		ret = svmtune_emu_migrate_chunk_to_vram(ctx, vma, addr, next,
-							d, fallback);
+							d, fallback, acc);
 		if (ret < 0)
 			return moved ? moved : ret;
 		moved += ret;
@@ -930,7 +975,8 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 					     unsigned long start, unsigned long end,
 					     struct page *fault_page,
 					     const struct svmtune_decision *d,
-					     unsigned long *waste)
+					     unsigned long *waste,
+					     struct svmtune_result *acc)
 {
 	struct migrate_vma args;
 	unsigned long moved;
@@ -943,7 +989,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 	ret = svmtune_emu_copy_to_system(&args, &moved);
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
-	svmtune_emu_note_moved(edev, &args, d, SVMTUNE_LOC_SYSTEM);
+	svmtune_emu_note_moved(edev, &args, d, SVMTUNE_LOC_SYSTEM, acc);
 	*waste += svmtune_emu_count_waste(&args);
 	migrate_vma_finalize(&args);
 	kvfree(args.src);
@@ -962,7 +1008,8 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 				       unsigned long fault_addr,
 				       struct page *fault_page,
 				       const struct svmtune_decision *d,
-				       unsigned long *waste)
+				       unsigned long *waste,
+				       struct svmtune_result *acc)
 {
 	unsigned long addr, next;
 	long moved = 0, ret;
@@ -974,7 +1021,7 @@ static long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 		here = fault_page && fault_addr >= addr && fault_addr < next;
 		ret = svmtune_emu_migrate_chunk_to_ram(edev, vma, addr, next,
 						       here ? fault_page : NULL,
-						       d, waste);
+						       d, waste, acc);
 		if (ret < 0 && here)
 			return ret;
 		if (ret > 0)
@@ -1079,9 +1126,11 @@ static vm_fault_t svmtune_emu_peer_fault(struct svmtune_emu_device *edev,
 		end = start + PAGE_SIZE;
 	}
 	moved = svmtune_emu_migrate_to_ram(edev, vma, start, end, vmf->address,
-					   vmf->page, NULL, &waste);
-	if (moved < 0)
+					   vmf->page, NULL, &waste, &result);
+	if (moved < 0) {
+		svmtune_emu_flush_run(edev, vma->vm_mm, NULL, &result);
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	}
 	pf->bridged += moved;
 	result.to_system = moved;
 	svmtune_emu_account(edev, vma->vm_mm, NULL, NULL, &result, start, waste);
@@ -1136,17 +1185,20 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 		svmtune_emu_throttle(d.throttle_ns);
 	}
 	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
-					   vmf->address, vmf->page, &d, &waste);
+					   vmf->address, vmf->page, &d, &waste,
+					   &result);
 	if (moved < 0 && d.end - d.start > PAGE_SIZE) {
 		/* No memory for the window's arrays: bring back the page alone. */
 		d.start = vmf->address & PAGE_MASK;
 		d.end = d.start + PAGE_SIZE;
 		moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
 						   vmf->address, vmf->page, &d,
-						   &waste);
+						   &waste, &result);
 	}
-	if (moved < 0)
+	if (moved < 0) {
+		svmtune_emu_flush_run(edev, vma->vm_mm, &d, &result);
 		return moved == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	}
 	result.to_system = moved;
 	svmtune_emu_account(edev, vma->vm_mm, &fault, &d, &result, d.start, waste);
 	return 0;
@@ -1466,7 +1518,12 @@ out_free:
 	return ret;
 }
 
-/* Per-access totals reported to user space. */
+/*
+ * Per-access totals reported to user space, and what the engine has not
+ * been told yet: TLB lookups past @tlb_hits_sent and @tlb_misses_sent, and
+ * the run [@used_start, @used_end) of pages used for the first time. @addr
+ * is where the access began (the TLB lookups count in its range).
+ */
 struct svmtune_emu_tally {
 	u64 faults;
 	u64 migrated;
@@ -1475,7 +1532,39 @@ struct svmtune_emu_tally {
 	u64 tlb_hits;
 	u64 tlb_misses;
 	u64 evicted;
+	unsigned long addr;
+	u64 tlb_hits_sent;
+	u64 tlb_misses_sent;
+	unsigned long used_start;
+	unsigned long used_end;
 };
+
+/*
+ * Tell the engine what the accesses since the last report showed: one
+ * call for the TLB lookups and a run of first uses, made before the
+ * device's next fault (its decision reads the uses), when a use does not
+ * continue the run, and at the end of the access.
+ */
+static void svmtune_emu_report_access(struct svmtune_emu_ctx *ctx,
+				      struct svmtune_emu_tally *tally)
+{
+	struct svmtune_access access = {
+		.addr = tally->addr,
+		.tlb_hits = tally->tlb_hits - tally->tlb_hits_sent,
+		.tlb_misses = tally->tlb_misses - tally->tlb_misses_sent,
+		.used_start = tally->used_start,
+		.used_end = tally->used_end,
+	};
+
+	if (passthrough_window || (!access.tlb_hits && !access.tlb_misses &&
+				   access.used_end == access.used_start))
+		return;
+	svmtune_note_access(&ctx->edev->core, ctx->mm, &access);
+	tally->tlb_hits_sent = tally->tlb_hits;
+	tally->tlb_misses_sent = tally->tlb_misses;
+	tally->used_start = 0;
+	tally->used_end = 0;
+}
 
 /*
  * Look @addr up in the context's TLB, under ctx->lock; on a miss, the
@@ -1531,7 +1620,7 @@ static unsigned long svmtune_emu_evict(struct svmtune_emu_device *edev,
 		addr = max(addr, vma->vm_start);
 		end = min(v->end, vma->vm_end);
 		n = svmtune_emu_migrate_to_ram(edev, vma, addr, end, 0, NULL,
-					       NULL, &waste);
+					       NULL, &waste, &result);
 		if (n > 0)
 			result.to_system += n;
 		addr = end;
@@ -1580,7 +1669,8 @@ static unsigned long svmtune_emu_make_room(struct svmtune_emu_device *edev,
 static long svmtune_emu_migrate_again(struct svmtune_emu_ctx *ctx,
 				      unsigned long addr,
 				      const struct svmtune_decision *d,
-				      unsigned long *fallback)
+				      unsigned long *fallback,
+				      struct svmtune_result *acc)
 {
 	struct vm_area_struct *vma;
 	long ret = -EFAULT;
@@ -1589,7 +1679,7 @@ static long svmtune_emu_migrate_again(struct svmtune_emu_ctx *ctx,
 	vma = vma_lookup(ctx->mm, addr);
 	if (vma && vma->vm_start <= d->start && d->end <= vma->vm_end)
 		ret = svmtune_emu_migrate_to_vram(ctx, vma, d->start,
-						  d->end, d, fallback);
+						  d->end, d, fallback, acc);
 	mmap_read_unlock(ctx->mm);
 	return ret;
 }
@@ -1640,7 +1730,8 @@ again:
 	here = d.action == SVMTUNE_MIGRATE && d.dest == edev->core.id;
 	if (here) {
 		ret = svmtune_emu_migrate_to_vram(ctx, vma, d.start, d.end,
-						  &d, &result.fallback);
+						  &d, &result.fallback,
+						  &result);
 		if (ret > 0)
 			result.to_device = ret;
 	}
@@ -1658,7 +1749,8 @@ again:
 						result.fallback);
 		tally->evicted += evicted;
 		if (evicted) {
-			ret = svmtune_emu_migrate_again(ctx, addr, &d, &fallback);
+			ret = svmtune_emu_migrate_again(ctx, addr, &d, &fallback,
+							&result);
 			if (ret > 0)
 				result.to_device += ret;
 			if (ret >= 0)
@@ -1682,7 +1774,8 @@ again:
 			      d.granularity, d.fragment_cap, unpin_seq,
 			      &tally->retries);
 	if (ret >= 0 && here && pf.bridged) {
-		ret = svmtune_emu_migrate_again(ctx, addr, &d, &result.fallback);
+		ret = svmtune_emu_migrate_again(ctx, addr, &d,
+						&result.fallback, &result);
 		if (ret > 0)
 			result.to_device += ret;
 		ret = svmtune_emu_map(ctx, d.start, d.end, addr, write, here,
@@ -1705,7 +1798,7 @@ again:
  * table maps at @addr. Returns -EAGAIN when the page is not mapped (or not
  * writable for a write): a device fault. The first touch of a page in this
  * device's memory since it arrived is reported to the engine (what a
- * GPU's access bit would tell).
+ * GPU's access bit would tell), with the next report of @tally's.
  */
 static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 			     void *bounce, bool write,
@@ -1741,8 +1834,13 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 		memcpy(bounce, va, PAGE_SIZE);
 	kunmap_local(va);
 	mutex_unlock(&ctx->lock);
-	if (first_use && !passthrough_window)
-		svmtune_note_device_use(&edev->core, ctx->mm, addr);
+	if (first_use) {
+		if (tally->used_end != addr) {
+			svmtune_emu_report_access(ctx, tally);
+			tally->used_start = addr;
+		}
+		tally->used_end = addr + PAGE_SIZE;
+	}
 	return 0;
 }
 
@@ -1797,6 +1895,7 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	ctx = svmtune_emu_begin(file, arg->addr, arg->size);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	tally.addr = arg->addr;
 
 	/*
 	 * One page of bounce buffer, whatever the size: the user's data is
@@ -1835,6 +1934,8 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 				ret = -EINTR;
 				break;
 			}
+			/* The decision sees the uses so far. */
+			svmtune_emu_report_access(ctx, &tally);
 			ret = svmtune_emu_gpu_fault(ctx, addr, write, &tally);
 			if (ret && ret != -EBUSY)
 				break;
@@ -1859,9 +1960,7 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	arg->tlb_hits = tally.tlb_hits;
 	arg->tlb_misses = tally.tlb_misses;
 	arg->evicted = tally.evicted;
-	if (!passthrough_window)
-		svmtune_account_tlb(&ctx->edev->core, ctx->mm, arg->addr,
-			    tally.tlb_hits, tally.tlb_misses);
+	svmtune_emu_report_access(ctx, &tally);
 	kfree(bounce);
 out_mmput:
 	mmput(ctx->mm);
@@ -1899,12 +1998,14 @@ static long svmtune_emu_ioctl_migrate(struct file *file, void *data)
 		next = min(end, vma->vm_end);
 		if (arg->dest == SVMTUNE_EMU_TO_DEVICE) {
 			n = svmtune_emu_migrate_to_vram(ctx, vma, addr, next,
-							NULL, &result.fallback);
+							NULL, &result.fallback,
+							&result);
 			if (n > 0)
 				result.to_device += n;
 		} else {
 			n = svmtune_emu_migrate_to_ram(edev, vma, addr, next,
-						       0, NULL, NULL, &waste);
+						       0, NULL, NULL, &waste,
+						       &result);
 			if (n > 0)
 				result.to_system += n;
 		}

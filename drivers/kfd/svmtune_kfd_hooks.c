@@ -635,12 +635,18 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 		 * prefetch), on the node the pages went to (best_loc, which
 		 * may be another GPU of the hive than the faulting one: the
 		 * fault and its pages count on the faulting GPU's device).
-		 * 6.1 moves whole ranges and gets no such state.
+		 * 6.1 moves whole ranges and gets no such state. On the
+		 * faulting node, the account below records it.
 		 */
-		if (moved && call->dev)
+		if (moved && call->dev && call->dev == slot->dev) {
+			slot->result.moved_start = slot->decision.start;
+			slot->result.moved_end = slot->decision.end;
+			slot->result.moved_loc = call->dev->id;
+		} else if (moved && call->dev) {
 			svmtune_note_resident(call->dev, call->mm,
 					      &slot->decision, slot->decision.start,
 					      slot->decision.end, call->dev->id);
+		}
 #endif
 		svmtune_account(slot->dev, call->mm, &slot->fault,
 				&slot->decision, &slot->result);

@@ -77,8 +77,9 @@ enum svmtune_counter {
  * @name: set by the backend before registering; shown to user space
  * @owner: the backend module
  * @ops: backend callbacks
- * @reports_use: set by the backend if it calls svmtune_note_device_use()
- *	(it sees the device's first access to a page it migrated). Without
+ * @reports_use: set by the backend if it reports, with
+ *	svmtune_note_access(), the device's first access to each page it
+ *	migrated (&svmtune_access.used_start). Without
  *	it, density prefetch cannot tell used prefetched pages from unused
  *	ones and counts them all as on the device.
  * @throttles: set by the backend if it honours &svmtune_decision.throttle_ns
@@ -203,12 +204,42 @@ struct svmtune_decision {
  * @to_system: pages migrated to system memory
  * @remote: pages mapped remotely
  * @fallback: pages meant to migrate that were mapped remotely instead
+ * @moved_start: first byte of a run of pages that moved to @moved_loc,
+ *	page-aligned: svmtune_account() records it as svmtune_note_resident()
+ *	would, under the same look-up (a fault's moves are one run, mostly,
+ *	and this saves the engine a second visit per fault)
+ * @moved_end: its end; equal to @moved_start when there is no such run
+ *	(other runs go to svmtune_note_resident())
+ * @moved_loc: where the run went: the accounting device's id, or
+ *	%SVMTUNE_LOC_SYSTEM
  */
 struct svmtune_result {
 	unsigned long to_device;
 	unsigned long to_system;
 	unsigned long remote;
 	unsigned long fallback;
+	unsigned long moved_start;
+	unsigned long moved_end;
+	u32 moved_loc;
+};
+
+/**
+ * struct svmtune_access - what a device's accesses showed, since the last
+ *	report, for svmtune_note_access()
+ * @addr: an address of the accesses, for the range counters of the TLB
+ *	lookups
+ * @tlb_hits: device TLB lookups served from the TLB
+ * @tlb_misses: lookups that needed a page walk
+ * @used_start: first byte of a run of pages the device used for the first
+ *	time since they arrived in its memory (what an access bit would say)
+ * @used_end: its end; equal to @used_start when there is none
+ */
+struct svmtune_access {
+	unsigned long addr;
+	u64 tlb_hits;
+	u64 tlb_misses;
+	unsigned long used_start;
+	unsigned long used_end;
 };
 
 int svmtune_mm_attach(struct mm_struct *mm);
@@ -228,10 +259,8 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			   const struct svmtune_decision *decision,
 			   unsigned long start, unsigned long end, u32 loc);
-void svmtune_note_device_use(struct svmtune_device *dev, struct mm_struct *mm,
-			     unsigned long addr);
-void svmtune_account_tlb(struct svmtune_device *dev, struct mm_struct *mm,
-			 unsigned long addr, u64 hits, u64 misses);
+void svmtune_note_access(struct svmtune_device *dev, struct mm_struct *mm,
+			 const struct svmtune_access *access);
 void svmtune_account_fragments(struct svmtune_device *dev, unsigned int shift,
 				unsigned long npages);
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
