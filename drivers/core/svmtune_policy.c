@@ -70,15 +70,31 @@ unsigned int svmtune_fragment_cap = 30;
  * Adaptive granularity, per 2 MiB block: a block starts at
  * SVMTUNE_ADAPTIVE_START (clamped to the bounds), or where the block below
  * left off when its first fault continues that block's last window (a
- * stream crossing blocks keeps its size). Two faults in a row at the end
- * of the block's previous window (sequential, dense access) double the
- * window; two faults in a row elsewhere in the block (sparse access) halve
- * it; a window of which at least half left the device untouched (waste)
- * halves it too. State per block, not per range, so that streams in
- * different blocks of one range do not break each other's streaks.
+ * stream crossing blocks keeps its size). A fault at the end of the
+ * block's previous window, which the device used (as it reports), makes
+ * the window SVMTUNE_ADAPTIVE_JUMP steps larger (64 KiB to 512 KiB to
+ * 2 MiB: a stream costs three faults in its first block, not eight); where
+ * use is unknown (svmtune_kfd), two such faults in a row double it. Two
+ * faults in a row elsewhere in the block (sparse access) halve it; a
+ * window of which at least half left the device untouched (waste) halves
+ * it too. State per block, not per range, so that streams in different
+ * blocks of one range do not break each other's streaks.
+ *
+ * A block of which the device used SVMTUNE_ADAPTIVE_DENSE_PAGES (1/8) is
+ * dense, whatever the order of the faults (dense random access, which no
+ * streak detector sees): its next fault migrates the rest of the block.
+ * At most seven times the bytes the device used so far move, once, where
+ * the pages left would otherwise cost a fault each. Sparse access (one
+ * page in sixteen, random or strided) stays below it. On an MI300X the
+ * rest of a block costs about 40 us over PCIe 5 x16, against tens of
+ * microseconds per GPU fault plus KFD's 2 ms retry filter per range.
+ * Only for devices that report use: KFD's cannot tell a used page from
+ * one a large window brought.
  */
 #define SVMTUNE_ADAPTIVE_START	16
 #define SVMTUNE_ADAPTIVE_STREAK	2
+#define SVMTUNE_ADAPTIVE_JUMP	3
+#define SVMTUNE_ADAPTIVE_DENSE_PAGES	(SVMTUNE_BLOCK_PAGES / 8)
 
 static unsigned int svmtune_adaptive_start(void)
 {
@@ -339,34 +355,51 @@ static unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first
 	return w;
 }
 
+/* Pages of @blk in [@first, @first + @n) resident and used since. */
+static unsigned int svmtune_used_in(const struct svmtune_block *blk,
+				    unsigned int first, unsigned int n)
+{
+	DECLARE_BITMAP(used, SVMTUNE_BLOCK_PAGES);
+
+	bitmap_and(used, blk->resident, blk->touched, SVMTUNE_BLOCK_PAGES);
+	return svmtune_bits_in(used, first, n);
+}
+
+/* What the device did with a block's previous adaptive window. */
+enum svmtune_window_use {
+	SVMTUNE_WINDOW_USE_UNKNOWN,
+	SVMTUNE_WINDOW_USED,
+	SVMTUNE_WINDOW_UNUSED,
+};
+
 /*
  * Whether the device used most of @blk's previous adaptive window, for a
- * device that reports use; true when that cannot be told (no use reports,
- * the window lay in the block below, or most of it is not in this
+ * device that reports use; unknown when that cannot be told (no use
+ * reports, the window lay in the block below, or most of it is not in this
  * device's memory: mapped remotely, or device memory was full). A fault
  * at the end of a window of which the device touched one page is a
  * stride, not a stream: one page per 64 KiB with 64 KiB windows faults at
  * each window's end, and growing the window there moves everything (make
  * bench's sparse64k). Use is only known of resident pages, so a stream
- * over remote mappings keeps growing its windows.
+ * over remote mappings keeps growing its windows, at the slower pace.
  */
-static bool svmtune_adaptive_window_used(const struct svmtune_device *dev,
-					 const struct svmtune_block *blk)
+static enum svmtune_window_use
+svmtune_adaptive_window_use(const struct svmtune_device *dev,
+			    const struct svmtune_block *blk)
 {
 	const struct svmtune_adaptive *ad = &blk->ad;
 	unsigned long n = ad->last_window, end = ad->next, first, here;
-	DECLARE_BITMAP(used, SVMTUNE_BLOCK_PAGES);
 
 	if (!dev->reports_use || !n || end <= blk->base ||
 	    end > blk->base + SVMTUNE_BLOCK_SIZE ||
 	    n > (end - blk->base) >> PAGE_SHIFT || blk->loc != dev->id)
-		return true;
+		return SVMTUNE_WINDOW_USE_UNKNOWN;
 	first = ((end - blk->base) >> PAGE_SHIFT) - n;
 	here = svmtune_bits_in(blk->resident, first, n);
 	if (2 * here < n)
-		return true;
-	bitmap_and(used, blk->resident, blk->touched, SVMTUNE_BLOCK_PAGES);
-	return 2 * svmtune_bits_in(used, first, n) >= here;
+		return SVMTUNE_WINDOW_USE_UNKNOWN;
+	return 2 * svmtune_used_in(blk, first, n) >= here ?
+	       SVMTUNE_WINDOW_USED : SVMTUNE_WINDOW_UNUSED;
 }
 
 /*
@@ -377,7 +410,9 @@ static bool svmtune_adaptive_window_used(const struct svmtune_device *dev,
  * a few times only: learnt per block alone, every new block would start
  * at 64 KiB again; measured by make bench, stride moved 960 pages instead
  * of 180). A fault continuing the previous window is sequential only if
- * the device used at least half of that window, where it reports use.
+ * the device used at least half of that window, where it reports use;
+ * then the window grows SVMTUNE_ADAPTIVE_JUMP steps at once. Where use is
+ * unknown, two such faults in a row double it.
  */
 static void svmtune_adaptive_fault(const struct svmtune_device *dev,
 				   struct svmtune_mm *smm,
@@ -387,6 +422,8 @@ static void svmtune_adaptive_fault(const struct svmtune_device *dev,
 	unsigned int lo = READ_ONCE(svmtune_adaptive_min);
 	unsigned int hi = READ_ONCE(svmtune_adaptive_max);
 	struct svmtune_adaptive *ad = &blk->ad;
+	enum svmtune_window_use use;
+	bool at_next;
 
 	if (!ad->shift) {
 		unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
@@ -401,8 +438,18 @@ static void svmtune_adaptive_fault(const struct svmtune_device *dev,
 		else
 			ad->shift = svmtune_adaptive_start();
 	}
-	if (ad->next && addr >= ad->next && addr < ad->next + (1UL << ad->shift) &&
-	    svmtune_adaptive_window_used(dev, blk)) {
+	/* A fault elsewhere than at the previous window's end continues none. */
+	at_next = ad->next && addr >= ad->next &&
+		  addr < ad->next + (1UL << ad->shift);
+	use = at_next ? svmtune_adaptive_window_use(dev, blk) :
+			SVMTUNE_WINDOW_UNUSED;
+	if (use == SVMTUNE_WINDOW_USED) {
+		/* A stream the device's use confirms: no streak to wait for. */
+		ad->sparse = 0;
+		ad->seq = 0;
+		ad->shift = min_t(unsigned int, hi,
+				  ad->shift + SVMTUNE_ADAPTIVE_JUMP);
+	} else if (use == SVMTUNE_WINDOW_USE_UNKNOWN) {
 		ad->sparse = 0;
 		if (++ad->seq >= SVMTUNE_ADAPTIVE_STREAK) {
 			ad->seq = 0;
@@ -620,6 +667,32 @@ static bool svmtune_block_thrashing(const struct svmtune_block *blk)
 
 
 /*
+ * Adaptive mode: a device fault in a block the device has used densely
+ * (SVMTUNE_ADAPTIVE_DENSE_PAGES, see SVMTUNE_ADAPTIVE_START's comment)
+ * migrates the rest of the block, within [@lo, @hi). Address space's lock
+ * held; for a fault migrating to @dev.
+ */
+static void svmtune_adaptive_dense(const struct svmtune_block *blk,
+				   const struct svmtune_device *dev,
+				   unsigned long addr, unsigned long lo,
+				   unsigned long hi, struct svmtune_decision *d)
+{
+	unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
+	unsigned long end = base + SVMTUNE_BLOCK_SIZE;
+
+	if (!dev->reports_use || blk->loc != dev->id ||
+	    (d->start <= base && d->end >= end) ||
+	    svmtune_used_in(blk, 0, SVMTUNE_BLOCK_PAGES) <
+	    SVMTUNE_ADAPTIVE_DENSE_PAGES)
+		return;
+	d->start = min(d->start, max(lo, base));
+	if (end > base)
+		d->end = max(d->end, min(hi, end));
+	else
+		d->end = max(d->end, hi);
+}
+
+/*
  * Density prefetch, after NVIDIA UVM's: a device fault's window grows to
  * the largest aligned power-of-two region of its 2 MiB block, around the
  * window, in which more than prefetch_threshold percent of the pages would
@@ -756,7 +829,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
 	struct svmtune_policy eff;
 	unsigned int thrashing = READ_ONCE(svmtune_thrashing);
-	bool pinned = false;
+	bool pinned = false, adaptive = false;
 	unsigned int shift;
 	u64 throttle = 0;
 
@@ -774,6 +847,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	shift = eff.granularity;
 	if (shift == SVMTUNE_GRANULARITY_UNSET) {
 		if (READ_ONCE(svmtune_adaptive) && blk && !fault->fixed) {
+			adaptive = true;
 			/* A throttled fault asking again is not a new one. */
 			if ((!cpu && !fault->retried) || !blk->ad.shift)
 				svmtune_adaptive_fault(dev, smm, range, blk, addr);
@@ -834,8 +908,12 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 		decision->action = SVMTUNE_MIGRATE;
 		decision->dest = dev->id;
 		/* Never into pages that are going back and forth. */
-		if (blk && !fault->fixed && !svmtune_block_thrashing(blk))
+		if (blk && !fault->fixed && !svmtune_block_thrashing(blk)) {
+			if (adaptive)
+				svmtune_adaptive_dense(blk, dev, addr, lo, hi,
+						       decision);
 			svmtune_prefetch(blk, dev, addr, lo, hi, decision);
+		}
 		if (blk && !fault->fixed && READ_ONCE(svmtune_fragment_auto))
 			svmtune_fragment_widen(blk, dev, addr, lo, hi, decision);
 		if (blk && !fault->fixed && blk->th.pinned)

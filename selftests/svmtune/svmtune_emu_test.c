@@ -1039,6 +1039,86 @@ TEST_F(emu, adaptive_grows_on_two_interleaved_streams)
 }
 
 /*
+ * A stream the GPU uses page by page, adaptive, no prefetch: each fault at
+ * the end of a window the GPU used grows the window three steps at once,
+ * 64 KiB, 512 KiB, 2 MiB: three faults in the first block (eight at one
+ * doubling per two faults, as before), then the next block continues at
+ * 2 MiB, one fault each.
+ */
+TEST_F(emu, adaptive_jumps_on_a_used_stream)
+{
+	unsigned long off, faults = 0, moved[8] = { 0 };
+	struct svmtune_emu_access out;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	fill_reference(self->buf, self->tmp, self->size, 26);
+	for (off = 0; off < self->size; off += PAGE) {
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		if (out.faults && faults < 8)
+			moved[faults] = out.migrated;
+		faults += out.faults;
+	}
+	TH_LOG("%lu faults; windows %lu, %lu, %lu, %lu pages", faults, moved[0],
+	       moved[1], moved[2], moved[3]);
+	EXPECT_EQ(16, moved[0]);
+	EXPECT_EQ(128 - 16, moved[1]);
+	EXPECT_EQ(512 - 128, moved[2]);
+	EXPECT_EQ(512, moved[3]);
+	EXPECT_EQ(3 + self->size / (2 * MIB) - 1, faults);
+}
+
+/*
+ * Random pages of one block, adaptive, no prefetch: no streak shows, and
+ * windows shrink towards 4 KiB, but once the GPU has used an eighth of the
+ * block (64 pages) the next fault brings the rest of it. Before, every
+ * page left was a fault of its own (some 450 faults for the block). Every
+ * byte read is checked.
+ */
+TEST_F(emu, adaptive_migrates_a_densely_used_block)
+{
+	unsigned int order[512], i, seed = 27;
+	struct svmtune_emu_access out;
+	struct svmtune_counters c;
+	unsigned long faults = 0;
+	char page[PAGE];
+
+	for (i = 0; i < 512; i++)
+		order[i] = i;
+	for (i = 511; i > 0; i--) {
+		unsigned int j = rand_r(&seed) % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	fill_reference(self->buf, self->tmp, self->size, 27);
+	for (i = 0; i < 512; i++) {
+		unsigned long off = (unsigned long)order[i] * PAGE;
+
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		faults += out.faults;
+	}
+	TH_LOG("%lu faults for 512 pages in random order", faults);
+	EXPECT_GE(65, faults);
+	ASSERT_EQ(0, range_stats(self->ctl, self->buf, &c));
+	EXPECT_EQ(512, c.pages_to_device);
+	/* The rest of the block came as a prefetch, and was all used. */
+	EXPECT_LT(0, c.prefetch_pages);
+	EXPECT_EQ(c.prefetch_pages, c.prefetch_used);
+}
+
+/*
  * A stream read page by page with 64 KiB windows: at 51 % density a 2 MiB
  * block fills in 6 faults (windows of 64 KiB, then 128 KiB to 2 MiB as the
  * block below the fault fills up): 416 of its 512 pages are prefetched.
