@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,139 @@ TEST_F(module, reload_cycles_restore_everything)
 		ASSERT_EQ(0, stat("/dev/svmtune_emu0", &st));
 		ASSERT_TRUE(version_ok());
 	}
+}
+
+/* What a racer may see of svmtune while it is unloaded and loaded again. */
+static int gone_errno(int e)
+{
+	return e == ENOENT || e == ENODEV || e == ENXIO;
+}
+
+/*
+ * One process racing svmtune's unload: open /dev/svmtune, set a policy on
+ * its own buffer (which gives its address space the engine's state, with
+ * an mmu notifier), read stats, close; read sysfs; and now and then fork
+ * a child that does the same and exits at once, so that an address space
+ * with engine state dies while the module goes. Returns 0, or 1 on an
+ * errno other than "svmtune is not there" or a wrong answer.
+ */
+static int unload_racer(int *shared, unsigned int seed)
+{
+	unsigned long size = 2UL << 20;
+	char buf[256];
+
+	while (!__atomic_load_n(&shared[0], __ATOMIC_RELAXED)) {
+		struct svmtune_version ver = { 0 };
+		struct svmtune_stats st = { 0 };
+		int fd, status, ret = 0;
+		bool forked;
+		void *mem;
+		pid_t pid = -1;
+
+		mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return 1;
+		forked = rand_r(&seed) % 8 == 0;
+		if (forked) {
+			pid = fork();
+			if (pid < 0)
+				return 1;
+		}
+		fd = open(SVMTUNE_DEV, O_RDWR);
+		if (fd < 0 && !gone_errno(errno))
+			ret = 1;
+		/* Opens that found svmtune, and that found it gone. */
+		__atomic_fetch_add(&shared[fd >= 0 ? 1 : 2], 1,
+				   __ATOMIC_RELAXED);
+		if (fd >= 0) {
+			if (ioctl(fd, SVMTUNE_IOC_VERSION, &ver) ||
+			    ver.major != SVMTUNE_VERSION_MAJOR)
+				ret = 1;
+			if (svmtune_set_policy(fd, mem, size,
+					       SVMTUNE_POLICY_GRANULARITY, 16,
+					       0, 0))
+				ret = 1;
+			st.scope = SVMTUNE_STATS_PROCESS;
+			if (ioctl(fd, SVMTUNE_IOC_GET_STATS, &st))
+				ret = 1;
+			close(fd);
+		}
+		status = svmtune_read_sysfs("stats", buf, sizeof(buf));
+		if (status && !gone_errno(-status))
+			ret = 1;
+		if (pid == 0)
+			_exit(ret);
+		if (pid > 0 && (waitpid(pid, &status, 0) != pid ||
+				!WIFEXITED(status) || WEXITSTATUS(status)))
+			ret = 1;
+		munmap(mem, size);
+		if (ret)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * rmmod svmtune (its backends first) and modprobe it again, 20 times,
+ * while four processes open, ioctl, read sysfs, fork and exit against it:
+ * every unload must complete once the files close (the module refuses to
+ * go while one is open), every racer sees either svmtune working or
+ * svmtune absent, never another error; the kernel log (KASAN, lockdep)
+ * says the rest. Unloading puts the engine state of live processes.
+ */
+TEST_F(module, unload_races_opens_ioctls_forks_and_exits)
+{
+	int *shared; /* stop; opens served; opens that found svmtune gone */
+	int cycle, i, unloads = 0, tries, status;
+	pid_t racers[4];
+
+	shared = mmap(NULL, 3 * sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)shared);
+	for (i = 0; i < 4; i++) {
+		racers[i] = fork();
+		ASSERT_GE(racers[i], 0);
+		if (!racers[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(unload_racer(shared, 100 + i));
+		}
+	}
+	for (cycle = 0; cycle < 20; cycle++) {
+		int err = 0;
+
+		/* Open files hold the module: retry until none is open. */
+		for (tries = 0; tries < 10000; tries++) {
+			if (!unload_svmtune()) {
+				err = 0;
+				break;
+			}
+			err = errno;
+			if (err != EWOULDBLOCK && err != EBUSY)
+				break;
+			usleep(200);
+		}
+		if (!err)
+			unloads++;
+		else
+			TH_LOG("cycle %d: not unloaded after %d tries: %s",
+			       cycle, tries, strerror(err));
+		EXPECT_EQ(0, system("modprobe svmtune_emu"));
+	}
+	__atomic_store_n(&shared[0], 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(racers[i], waitpid(racers[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("racer %d: status 0x%x", i, status);
+	}
+	TH_LOG("%d of 20 unloads completed under the racers; %d opens served, %d found svmtune gone",
+	       unloads, shared[1], shared[2]);
+	EXPECT_EQ(20, unloads);
+	/* A race, not a turn-taking: the racers met svmtune both ways. */
+	EXPECT_LT(0, shared[1]);
+	EXPECT_LT(0, shared[2]);
+	EXPECT_TRUE(version_ok());
+	munmap(shared, 3 * sizeof(*shared));
 }
 
 static int unload_emu(void)
