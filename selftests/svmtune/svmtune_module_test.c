@@ -54,6 +54,37 @@ static int version_ok(void)
 	return ret == 0 && ver.major == SVMTUNE_VERSION_MAJOR;
 }
 
+/*
+ * Unload the emulated GPU. A process that had it open holds it until its
+ * exit has given back its device memory: wait for that, up to a minute
+ * (a test the harness killed leaves its children exiting).
+ */
+static int unload_emu(void)
+{
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		if (!syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK))
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EBUSY)
+			return -1;
+		usleep(100 * 1000);
+	}
+	return -1;
+}
+
+/* svmtune_emu's parameter @name as loaded, or -1. */
+static long emu_param(const char *name)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), "/sys/module/svmtune_emu/parameters/%s",
+		 name);
+	if (svmtune_read_file(path, val, sizeof(val)))
+		return -1;
+	return strtol(val, NULL, 10);
+}
+
 FIXTURE(module)
 {
 	int unused;
@@ -63,7 +94,17 @@ FIXTURE_SETUP(module)
 {
 	if (geteuid() != 0)
 		SKIP(return, "loading and unloading modules needs root");
-	/* Every test starts and ends with the modules loaded. */
+	/*
+	 * Every test starts and ends with the modules loaded, the emulated GPU
+	 * with its defaults: one that another test left with its own (say, one
+	 * the harness killed at its timeout) is reloaded.
+	 */
+	if (access("/sys/module/svmtune_emu", F_OK) == 0 &&
+	    (emu_param("ndevices") != 1 || emu_param("vram_mb") != 64 ||
+	     emu_param("passthrough_window") != 0)) {
+		TH_LOG("svmtune_emu left with other parameters: reloading it");
+		ASSERT_EQ(0, unload_emu());
+	}
 	ASSERT_EQ(0, system("modprobe svmtune_emu"));
 	ASSERT_TRUE(version_ok());
 }
@@ -249,11 +290,6 @@ TEST_F(module, unload_races_opens_ioctls_forks_and_exits)
 	EXPECT_LT(0, shared[2]);
 	EXPECT_TRUE(version_ok());
 	munmap(shared, 3 * sizeof(*shared));
-}
-
-static int unload_emu(void)
-{
-	return syscall(SYS_delete_module, "svmtune_emu", O_NONBLOCK);
 }
 
 TEST_F(module, emu_parameters_validated)
