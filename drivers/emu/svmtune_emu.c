@@ -662,33 +662,8 @@ static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
 }
 
 /*
- * Add the run [start, end) that moved to @loc to @acc, the result its
- * migration will be accounted with (svmtune_account() records the run):
- * a run that continues @acc's extends it; another sends @acc's run to the
- * engine first.
- */
-static void svmtune_emu_note_run(struct svmtune_emu_device *edev,
-				 struct mm_struct *mm,
-				 const struct svmtune_decision *d,
-				 struct svmtune_result *acc, unsigned long start,
-				 unsigned long end, u32 loc)
-{
-	if (acc->moved_end > acc->moved_start) {
-		if (acc->moved_loc == loc && acc->moved_end == start) {
-			acc->moved_end = end;
-			return;
-		}
-		svmtune_note_resident(&edev->core, mm, d, acc->moved_start,
-				      acc->moved_end, acc->moved_loc);
-	}
-	acc->moved_start = start;
-	acc->moved_end = end;
-	acc->moved_loc = loc;
-}
-
-/*
- * Send @acc's run to the engine now, for a migration whose result is not
- * accounted (a fault that failed).
+ * Send @acc's run to the engine now: before another run replaces it, or
+ * for a migration whose result is not accounted (a fault that failed).
  */
 static void svmtune_emu_flush_run(struct svmtune_emu_device *edev,
 				  struct mm_struct *mm,
@@ -700,6 +675,29 @@ static void svmtune_emu_flush_run(struct svmtune_emu_device *edev,
 				      acc->moved_end, acc->moved_loc);
 	acc->moved_start = 0;
 	acc->moved_end = 0;
+}
+
+/*
+ * Add the run [start, end) that moved to @loc to @acc, the result its
+ * migration will be accounted with (svmtune_account() records the run):
+ * a run that continues @acc's extends it; another sends @acc's run to the
+ * engine first.
+ */
+static void svmtune_emu_note_run(struct svmtune_emu_device *edev,
+				 struct mm_struct *mm,
+				 const struct svmtune_decision *d,
+				 struct svmtune_result *acc, unsigned long start,
+				 unsigned long end, u32 loc)
+{
+	if (acc->moved_end > acc->moved_start && acc->moved_loc == loc &&
+	    acc->moved_end == start) {
+		acc->moved_end = end;
+		return;
+	}
+	svmtune_emu_flush_run(edev, mm, d, acc);
+	acc->moved_start = start;
+	acc->moved_end = end;
+	acc->moved_loc = loc;
 }
 
 /*

@@ -1038,6 +1038,22 @@ TEST_F(emu, adaptive_grows_on_two_interleaved_streams)
 	EXPECT_EQ(0, memcmp(self->tmp, self->buf, self->size));
 }
 
+/* @order gets 0 to @n - 1 in a random order that @seed replays. */
+static void shuffled_pages(unsigned int *order, unsigned int n,
+			   unsigned int seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j = rand_r(&seed) % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+}
+
 /*
  * A stream the GPU uses page by page, adaptive, no prefetch: each fault at
  * the end of a window the GPU used grows the window three steps at once,
@@ -1082,20 +1098,13 @@ TEST_F(emu, adaptive_jumps_on_a_used_stream)
  */
 TEST_F(emu, adaptive_migrates_a_densely_used_block)
 {
-	unsigned int order[512], i, seed = 27;
+	unsigned int order[512], i;
 	struct svmtune_emu_access out;
 	struct svmtune_counters c;
 	unsigned long faults = 0;
 	char page[PAGE];
 
-	for (i = 0; i < 512; i++)
-		order[i] = i;
-	for (i = 511; i > 0; i--) {
-		unsigned int j = rand_r(&seed) % (i + 1), t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
+	shuffled_pages(order, 512, 27);
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
 	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
@@ -1182,20 +1191,13 @@ TEST_F(emu, prefetch_leaves_sparse_access_alone)
  */
 TEST_F(emu, prefetch_fires_on_dense_random_access)
 {
-	unsigned int order[512], i, seed = 24;
+	unsigned int order[512], i;
 	struct svmtune_emu_access out;
 	struct svmtune_counters c;
 	unsigned long faults = 0;
 	char page[PAGE];
 
-	for (i = 0; i < 512; i++)
-		order[i] = i;
-	for (i = 511; i > 0; i--) {
-		unsigned int j = rand_r(&seed) % (i + 1), t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
+	shuffled_pages(order, 512, 24);
 	fill_reference(self->buf, self->tmp, self->size, 24);
 	set_prefetch(_metadata, "4K", "51");
 	for (i = 0; i < 512; i++) {
