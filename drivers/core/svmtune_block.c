@@ -153,6 +153,14 @@ void svmtune_block_lru_update(struct svmtune_block *blk,
 	}
 	if (blk->lru_dev && blk->lru_dev != dev)
 		svmtune_block_lru_del(blk);
+	/*
+	 * Already the most recent: a stream faults page after page in one
+	 * block, and each would take the device's lock for nothing. Read
+	 * without that lock, so another block can just have moved behind
+	 * this one: it then stays second, which an LRU order can afford.
+	 */
+	if (blk->lru_dev == dev && data_race(READ_ONCE(blk->lru.next)) == &dev->lru)
+		return;
 	spin_lock(&dev->lru_lock);
 	list_move_tail(&blk->lru, &dev->lru);
 	spin_unlock(&dev->lru_lock);

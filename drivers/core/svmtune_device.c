@@ -12,6 +12,7 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/string.h>
 
 #include "svmtune_internal.h"
@@ -37,22 +38,25 @@ bool svmtune_device_live_locked(u32 id)
  * svmtune_device_register() - make a backend's device known to the engine
  * @dev: the device; @dev->name, @dev->owner and @dev->ops set by the caller
  *
- * Return: 0 and @dev->id set, or -EINVAL, -ENOSPC (all ids in use).
+ * Return: 0 and @dev->id set, or -EINVAL, -ENOMEM, -ENOSPC (all ids in
+ * use).
  */
 int svmtune_device_register(struct svmtune_device *dev)
 {
-	int id, i;
+	int id;
 
 	if (!dev->name || !dev->ops)
 		return -EINVAL;
+	dev->stats = alloc_percpu(struct svmtune_device_stats);
+	if (!dev->stats)
+		return -ENOMEM;
 	id = ida_alloc_range(&svmtune_device_ida, 1, SVMTUNE_LOC_MAX_DEVICE, GFP_KERNEL);
-	if (id < 0)
+	if (id < 0) {
+		free_percpu(dev->stats);
+		dev->stats = NULL;
 		return id;
+	}
 	dev->id = id;
-	for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
-		atomic64_set(&dev->counters[i], 0);
-	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
-		atomic64_set(&dev->fragment_pages[i], 0);
 	spin_lock_init(&dev->lru_lock);
 	INIT_LIST_HEAD(&dev->lru);
 	mutex_lock(&svmtune_devices_lock);
@@ -84,6 +88,8 @@ void svmtune_device_unregister(struct svmtune_device *dev)
 	svmtune_mm_forget_device(dev->id);
 	ida_free(&svmtune_device_ida, dev->id);
 	pr_info("device %u unregistered: %s\n", dev->id, dev->name);
+	free_percpu(dev->stats);
+	dev->stats = NULL;
 }
 EXPORT_SYMBOL_GPL(svmtune_device_unregister);
 
@@ -110,7 +116,8 @@ void svmtune_devices_unmap_remote(struct mm_struct *mm, unsigned long start,
 		if (dev->ops->unmap_remote)
 			dev->ops->unmap_remote(dev, mm, start, end);
 		if (dev->id == counted_id)
-			atomic64_add(chunks, &dev->counters[SVMTUNE_CNT_UNPINS]);
+			this_cpu_add(dev->stats->counters[SVMTUNE_CNT_UNPINS],
+				     chunks);
 	}
 	mutex_unlock(&svmtune_devices_lock);
 }
@@ -156,16 +163,36 @@ int svmtune_device_info(u32 id, struct svmtune_device_info *info)
 	return 0;
 }
 
+/*
+ * Add a device's per-CPU statistics to @counters (SVMTUNE_NR_COUNTERS)
+ * and @pages (SVMTUNE_NR_FRAGMENT_SIZES), either may be NULL. A sum read
+ * while faults count may miss their last increments, never tear one: each
+ * CPU's counter is a u64 written by that CPU alone.
+ */
+static void svmtune_device_stats_add(const struct svmtune_device *dev,
+				     u64 *counters, u64 *pages)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct svmtune_device_stats *st = per_cpu_ptr(dev->stats, cpu);
+
+		for (i = 0; counters && i < SVMTUNE_NR_COUNTERS; i++)
+			counters[i] += READ_ONCE(st->counters[i]);
+		for (i = 0; pages && i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
+			pages[i] += READ_ONCE(st->fragment_pages[i]);
+	}
+}
+
 int svmtune_device_counters(u32 id, u64 *counters)
 {
 	struct svmtune_device *dev;
-	int i;
 
+	memset(counters, 0, SVMTUNE_NR_COUNTERS * sizeof(*counters));
 	mutex_lock(&svmtune_devices_lock);
 	dev = svmtune_device_lookup(id);
 	if (dev)
-		for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
-			counters[i] = atomic64_read(&dev->counters[i]);
+		svmtune_device_stats_add(dev, counters, NULL);
 	mutex_unlock(&svmtune_devices_lock);
 	return dev ? 0 : -ENODEV;
 }
@@ -174,13 +201,11 @@ int svmtune_device_counters(u32 id, u64 *counters)
 void svmtune_device_fragments_sum(u64 *pages)
 {
 	struct svmtune_device *dev;
-	int i;
 
 	memset(pages, 0, SVMTUNE_NR_FRAGMENT_SIZES * sizeof(*pages));
 	mutex_lock(&svmtune_devices_lock);
 	list_for_each_entry(dev, &svmtune_devices, node)
-		for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES; i++)
-			pages[i] += atomic64_read(&dev->fragment_pages[i]);
+		svmtune_device_stats_add(dev, NULL, pages);
 	mutex_unlock(&svmtune_devices_lock);
 }
 
@@ -188,12 +213,10 @@ void svmtune_device_fragments_sum(u64 *pages)
 void svmtune_device_counters_sum(u64 *counters)
 {
 	struct svmtune_device *dev;
-	int i;
 
 	memset(counters, 0, SVMTUNE_NR_COUNTERS * sizeof(*counters));
 	mutex_lock(&svmtune_devices_lock);
 	list_for_each_entry(dev, &svmtune_devices, node)
-		for (i = 0; i < SVMTUNE_NR_COUNTERS; i++)
-			counters[i] += atomic64_read(&dev->counters[i]);
+		svmtune_device_stats_add(dev, counters, NULL);
 	mutex_unlock(&svmtune_devices_lock);
 }

@@ -476,7 +476,7 @@ static void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
 	if (!n)
 		return;
 	if (dev)
-		atomic64_add(n, &dev->counters[c]);
+		this_cpu_add(dev->stats->counters[c], n);
 	if (mm_counters)
 		mm_counters[c] += n;
 	if (range_counters)
@@ -1093,7 +1093,7 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 	struct svmtune_range *range;
 	struct svmtune_block *blk;
 
-	atomic64_add(npages, &dev->counters[SVMTUNE_CNT_WASTE_PAGES]);
+	this_cpu_add(dev->stats->counters[SVMTUNE_CNT_WASTE_PAGES], npages);
 	if (!smm)
 		return;
 	spin_lock(&smm->lock);
@@ -1364,7 +1364,7 @@ void svmtune_account_fragments(struct svmtune_device *dev, unsigned int shift,
 	if (!npages)
 		return;
 	trace_svmtune_fragments(dev, i + PAGE_SHIFT, npages);
-	atomic64_add(npages, &dev->fragment_pages[i]);
+	this_cpu_add(dev->stats->fragment_pages[i], npages);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_fragments);
 

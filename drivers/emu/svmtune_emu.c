@@ -1541,7 +1541,8 @@ struct svmtune_emu_tally {
  * Tell the engine what the accesses since the last report showed: one
  * call for the TLB lookups and a run of first uses, made before the
  * device's next fault (its decision reads the uses), when a use does not
- * continue the run, and at the end of the access.
+ * continue the run, and at the end of the access. The lookups alone wait
+ * for one of those: a 4 KiB access that faults costs one call, not two.
  */
 static void svmtune_emu_report_access(struct svmtune_emu_ctx *ctx,
 				      struct svmtune_emu_tally *tally)
@@ -1833,8 +1834,10 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 	kunmap_local(va);
 	mutex_unlock(&ctx->lock);
 	if (first_use) {
+		/* A use that does not continue the run sends the run first. */
 		if (tally->used_end != addr) {
-			svmtune_emu_report_access(ctx, tally);
+			if (tally->used_end != tally->used_start)
+				svmtune_emu_report_access(ctx, tally);
 			tally->used_start = addr;
 		}
 		tally->used_end = addr + PAGE_SIZE;

@@ -11,7 +11,6 @@
 #ifndef _SVMTUNE_BACKEND_H
 #define _SVMTUNE_BACKEND_H
 
-#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -73,6 +72,17 @@ enum svmtune_counter {
 #define SVMTUNE_NR_FRAGMENT_SIZES	32
 
 /**
+ * struct svmtune_device_stats - what happened on a device, one CPU's share
+ * @counters: SVMTUNE_CNT_* events and pages
+ * @fragment_pages: 4 KiB pages the device mapped with a PTE fragment of
+ *	4 KiB << i, as the backend reports (svmtune_account_fragments())
+ */
+struct svmtune_device_stats {
+	u64 counters[SVMTUNE_NR_COUNTERS];
+	u64 fragment_pages[SVMTUNE_NR_FRAGMENT_SIZES];
+};
+
+/**
  * struct svmtune_device - one device as the engine knows it
  * @name: set by the backend before registering; shown to user space
  * @owner: the backend module
@@ -91,9 +101,9 @@ enum svmtune_counter {
  *	keeps each device fault's window within one aligned block of the cap
  *	(a page-table update never forms a fragment larger than itself).
  * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
- * @counters: what happened on this device, updated by the engine
- * @fragment_pages: 4 KiB pages the device mapped with a PTE fragment of
- *	4 KiB << i, as the backend reports (svmtune_account_fragments())
+ * @stats: the engine's: what happened on this device, per CPU (a fault
+ *	adds to a few counters; a shared atomic each would cost the fault
+ *	path more than the rest of the engine's bookkeeping)
  * @node: on the engine's device list
  * @lru_lock: the engine's: protects @lru
  * @lru: the engine's: 2 MiB blocks with pages in this device's memory,
@@ -107,8 +117,7 @@ struct svmtune_device {
 	bool throttles;
 	bool caps_fragments;
 	u32 id;
-	atomic64_t counters[SVMTUNE_NR_COUNTERS];
-	atomic64_t fragment_pages[SVMTUNE_NR_FRAGMENT_SIZES];
+	struct svmtune_device_stats __percpu *stats;
 	struct list_head node;
 	spinlock_t lru_lock;
 	struct list_head lru;
