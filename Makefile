@@ -57,6 +57,9 @@ bench-smoke:
 stress: modules selftests
 	tools/stress
 
+check-alone: modules selftests
+	tools/check-alone
+
 # User-space pieces (the modules are installed by DKMS or modules_install).
 PREFIX ?= /usr/local
 install:
@@ -88,9 +91,10 @@ help:
 	@echo '                     tables, CSV and plots in bench-results/<time>/'
 	@echo '  bench-smoke        a tiny make bench and a check of its output'"'"'s shape (in make check)'
 	@echo '  stress             the seeded fuzzer, long, in several processes on four small emulated GPUs (STRESS_OPS, STRESS_PROCS, STRESS_SEED)'
+	@echo '  check-alone        every test of the VM suite run on its own, twice (ALONE_ROUNDS), to find order-dependent or flaky tests'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke stress install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke stress check-alone install install-headers clean help
