@@ -1038,28 +1038,6 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 				    unsigned long start, unsigned long end,
 				    u32 loc);
 
-/*
- * svmtune_account()'s work on @smm (its lock held) with the range of the
- * fault's address, @range (may be NULL).
- */
-static void svmtune_account_locked(struct svmtune_device *dev,
-				   struct svmtune_mm *smm,
-				   struct svmtune_range *range,
-				   const struct svmtune_fault *fault,
-				   const struct svmtune_decision *decision,
-				   const struct svmtune_result *result)
-{
-	lockdep_assert_held(&smm->lock);
-	svmtune_account_in(dev, smm->counters, range ? range->counters : NULL,
-			   fault, decision, result);
-	if (result->moved_end > result->moved_start)
-		svmtune_resident_locked(dev, smm, decision,
-					result->moved_start & PAGE_MASK,
-					PAGE_ALIGN(result->moved_end),
-					result->moved_loc == SVMTUNE_LOC_SYSTEM ?
-					SVMTUNE_LOC_SYSTEM : dev->id);
-}
-
 /**
  * svmtune_account() - record what a backend did
  * @dev: the device
@@ -1077,15 +1055,22 @@ void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 		     const struct svmtune_result *result)
 {
 	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	struct svmtune_range *range;
 
 	if (!smm) {
 		svmtune_account_in(dev, NULL, NULL, fault, decision, result);
 		return;
 	}
 	spin_lock(&smm->lock);
-	svmtune_account_locked(dev, smm,
-			       fault ? svmtune_range_find(smm, fault->addr) : NULL,
-			       fault, decision, result);
+	range = fault ? svmtune_range_find(smm, fault->addr) : NULL;
+	svmtune_account_in(dev, smm->counters, range ? range->counters : NULL,
+			   fault, decision, result);
+	if (result->moved_end > result->moved_start)
+		svmtune_resident_locked(dev, smm, decision,
+					result->moved_start & PAGE_MASK,
+					PAGE_ALIGN(result->moved_end),
+					result->moved_loc == SVMTUNE_LOC_SYSTEM ?
+					SVMTUNE_LOC_SYSTEM : dev->id);
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account);
@@ -1318,40 +1303,6 @@ static void svmtune_used_locked(struct svmtune_device *dev,
 	}
 }
 
-/* svmtune_note_access()'s work on @smm, its lock held. */
-static void svmtune_access_locked(struct svmtune_device *dev,
-				  struct svmtune_mm *smm,
-				  const struct svmtune_access *access)
-{
-	u64 hits = access->tlb_hits, misses = access->tlb_misses;
-	struct svmtune_range *range;
-	u64 *rc;
-
-	lockdep_assert_held(&smm->lock);
-	if (hits || misses) {
-		range = svmtune_range_find(smm, access->addr);
-		rc = range ? range->counters : NULL;
-		svmtune_count(dev, smm->counters, rc, SVMTUNE_CNT_TLB_HITS, hits);
-		svmtune_count(dev, smm->counters, rc, SVMTUNE_CNT_TLB_MISSES,
-			      misses);
-	}
-	if (access->used_end > access->used_start)
-		svmtune_used_locked(dev, smm, access->used_start & PAGE_MASK,
-				    PAGE_ALIGN(access->used_end));
-}
-
-/* The counters of @access with no address-space state to go with. */
-static void svmtune_access_in(struct svmtune_device *dev,
-			      const struct svmtune_access *access)
-{
-	if (access->tlb_hits || access->tlb_misses)
-		trace_svmtune_tlb(dev, access->addr, access->tlb_hits,
-				  access->tlb_misses);
-	svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_HITS, access->tlb_hits);
-	svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_MISSES,
-		      access->tlb_misses);
-}
-
 /**
  * svmtune_note_access() - record what a device's accesses showed
  * @dev: the device
@@ -1367,66 +1318,31 @@ void svmtune_note_access(struct svmtune_device *dev, struct mm_struct *mm,
 			 const struct svmtune_access *access)
 {
 	struct svmtune_mm *smm = svmtune_mm_find(mm);
+	u64 hits = access->tlb_hits, misses = access->tlb_misses;
+	struct svmtune_range *range = NULL;
+	u64 *rc;
 
+	if (hits || misses)
+		trace_svmtune_tlb(dev, access->addr, hits, misses);
 	if (!smm) {
-		svmtune_access_in(dev, access);
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_HITS, hits);
+		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_TLB_MISSES, misses);
 		return;
 	}
-	if (access->tlb_hits || access->tlb_misses)
-		trace_svmtune_tlb(dev, access->addr, access->tlb_hits,
-				  access->tlb_misses);
 	spin_lock(&smm->lock);
-	svmtune_access_locked(dev, smm, access);
+	if (hits || misses) {
+		range = svmtune_range_find(smm, access->addr);
+		rc = range ? range->counters : NULL;
+		svmtune_count(dev, smm->counters, rc, SVMTUNE_CNT_TLB_HITS, hits);
+		svmtune_count(dev, smm->counters, rc, SVMTUNE_CNT_TLB_MISSES,
+			      misses);
+	}
+	if (access->used_end > access->used_start)
+		svmtune_used_locked(dev, smm, access->used_start & PAGE_MASK,
+				    PAGE_ALIGN(access->used_end));
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_note_access);
-
-/**
- * svmtune_account_access() - svmtune_account() and svmtune_note_access()
- *	in one call
- * @dev: the device
- * @mm: the address space; its users referenced by the caller
- * @fault: the fault that was decided
- * @decision: its decision
- * @result: what the backend did for it, as for svmtune_account()
- * @access: the device's accesses since the fault was served, as for
- *	svmtune_note_access()
- *
- * For a backend that serves a fault and then lets the access that needed
- * it run: one look-up of the address space and one lock round trip
- * instead of two of each (the emulated GPU's 4 KiB fault made three
- * engine calls; this makes them two). The fault's outcome is recorded
- * first, so pages that arrived with it count as used by the accesses.
- * Both must still come before the device's next fault, whose decision
- * reads them. Never sleeps.
- */
-void svmtune_account_access(struct svmtune_device *dev, struct mm_struct *mm,
-			    const struct svmtune_fault *fault,
-			    const struct svmtune_decision *decision,
-			    const struct svmtune_result *result,
-			    const struct svmtune_access *access)
-{
-	struct svmtune_mm *smm = svmtune_mm_find(mm);
-
-	if (!smm) {
-		svmtune_account_in(dev, NULL, NULL, fault, decision, result);
-		svmtune_access_in(dev, access);
-		return;
-	}
-	if (access->tlb_hits || access->tlb_misses)
-		trace_svmtune_tlb(dev, access->addr, access->tlb_hits,
-				  access->tlb_misses);
-	spin_lock(&smm->lock);
-	svmtune_account_locked(dev, smm, svmtune_range_find(smm, fault->addr),
-			       fault, decision, result);
-	/*
-	 * Not the range found above: making a block drops the lock, and an
-	 * unmap may have freed it meanwhile.
-	 */
-	svmtune_access_locked(dev, smm, access);
-	spin_unlock(&smm->lock);
-}
-EXPORT_SYMBOL_GPL(svmtune_account_access);
 
 /**
  * svmtune_account_fragments() - record pages a device mapped, by fragment

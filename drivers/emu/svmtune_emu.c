@@ -1518,10 +1518,9 @@ out_free:
 
 /*
  * Per-access totals reported to user space, and what the engine has not
- * been told yet: TLB lookups past @tlb_hits_sent and @tlb_misses_sent, the
- * run [@used_start, @used_end) of pages used for the first time, and, when
- * @fault_pending, the last fault's outcome (@fault, @decision, @result).
- * @addr is where the access began (the TLB lookups count in its range).
+ * been told yet: TLB lookups past @tlb_hits_sent and @tlb_misses_sent, and
+ * the run [@used_start, @used_end) of pages used for the first time. @addr
+ * is where the access began (the TLB lookups count in its range).
  */
 struct svmtune_emu_tally {
 	u64 faults;
@@ -1536,19 +1535,14 @@ struct svmtune_emu_tally {
 	u64 tlb_misses_sent;
 	unsigned long used_start;
 	unsigned long used_end;
-	bool fault_pending;
-	struct svmtune_fault fault;
-	struct svmtune_decision decision;
-	struct svmtune_result result;
 };
 
 /*
- * Tell the engine what the last fault did and what the accesses since the
- * last report showed: one call, made before the device's next fault (its
- * decision reads all of it), when a use does not continue the run, and at
- * the end of the access. The lookups alone wait for one of those: a 4 KiB
- * access that faults costs the engine two calls (decision, this report),
- * not three or four.
+ * Tell the engine what the accesses since the last report showed: one
+ * call for the TLB lookups and a run of first uses, made before the
+ * device's next fault (its decision reads the uses), when a use does not
+ * continue the run, and at the end of the access. The lookups alone wait
+ * for one of those: a 4 KiB access that faults costs one call, not two.
  */
 static void svmtune_emu_report_access(struct svmtune_emu_ctx *ctx,
 				      struct svmtune_emu_tally *tally)
@@ -1561,19 +1555,10 @@ static void svmtune_emu_report_access(struct svmtune_emu_ctx *ctx,
 		.used_end = tally->used_end,
 	};
 
-	if (passthrough_window)
+	if (passthrough_window || (!access.tlb_hits && !access.tlb_misses &&
+				   access.used_end == access.used_start))
 		return;
-	if (tally->fault_pending) {
-		svmtune_account_access(&ctx->edev->core, ctx->mm, &tally->fault,
-				       &tally->decision, &tally->result,
-				       &access);
-		tally->fault_pending = false;
-	} else if (access.tlb_hits || access.tlb_misses ||
-		   access.used_end != access.used_start) {
-		svmtune_note_access(&ctx->edev->core, ctx->mm, &access);
-	} else {
-		return;
-	}
+	svmtune_note_access(&ctx->edev->core, ctx->mm, &access);
 	tally->tlb_hits_sent = tally->tlb_hits;
 	tally->tlb_misses_sent = tally->tlb_misses;
 	tally->used_start = 0;
@@ -1799,16 +1784,7 @@ again:
 	svmtune_emu_peer_end(&pf);
 	if (ret >= 0)
 		result.remote = ret;
-	/*
-	 * Recorded with the uses of the access that follows, in one engine
-	 * call (svmtune_emu_report_access(), made before any next fault).
-	 */
-	if (tally->fault_pending)
-		svmtune_emu_report_access(ctx, tally);
-	tally->fault = fault;
-	tally->decision = d;
-	tally->result = result;
-	tally->fault_pending = !passthrough_window;
+	svmtune_emu_account(edev, ctx->mm, &fault, &d, &result, 0, 0);
 
 	tally->faults++;
 	tally->migrated += result.to_device;

@@ -5,10 +5,8 @@
  *
  * A fault flows one way: the backend takes a fault, asks the engine with
  * svmtune_decide(), migrates or maps what the decision says, and reports
- * what it did with svmtune_account() (or svmtune_account_access(), which
- * also takes what the device's accesses showed after). The engine never
- * calls into memory management on a backend's behalf. See
- * Documentation/design.rst.
+ * what it did with svmtune_account(). The engine never calls into memory
+ * management on a backend's behalf. See Documentation/design.rst.
  */
 #ifndef _SVMTUNE_BACKEND_H
 #define _SVMTUNE_BACKEND_H
@@ -272,11 +270,6 @@ void svmtune_note_resident(struct svmtune_device *dev, struct mm_struct *mm,
 			   unsigned long start, unsigned long end, u32 loc);
 void svmtune_note_access(struct svmtune_device *dev, struct mm_struct *mm,
 			 const struct svmtune_access *access);
-void svmtune_account_access(struct svmtune_device *dev, struct mm_struct *mm,
-			    const struct svmtune_fault *fault,
-			    const struct svmtune_decision *decision,
-			    const struct svmtune_result *result,
-			    const struct svmtune_access *access);
 void svmtune_account_fragments(struct svmtune_device *dev, unsigned int shift,
 				unsigned long npages);
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
