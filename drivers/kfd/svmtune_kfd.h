@@ -32,6 +32,7 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_ATTACH_FAILED,
 	SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED,
 	SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES,
+	SVMTUNE_KFD_CONTIGUOUS_REQUESTED,
 	SVMTUNE_KFD_NR_STATS,
 };
 
@@ -46,6 +47,12 @@ extern atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
  * window mapped (true, the default). See svmtune_kfd_hooks.c.
  */
 extern bool svmtune_kfd_filter_per_window;
+
+/*
+ * KFD's SVM BOs are created asking amdgpu for contiguous VRAM (true) or as
+ * KFD creates them (false, the default). See svmtune_kfd_hooks.c.
+ */
+extern bool svmtune_kfd_contiguous_vram;
 
 /* svmtune_kfd_hooks.c */
 int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len);

@@ -83,6 +83,15 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 #define SVMTUNE_KFD_TO_VRAM_ARG_LAST		3
 #define SVMTUNE_KFD_TO_VRAM_ARG_MM		4
 #define SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER		5
+/*
+ * Since 6.10 a user BO's AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS is a wish:
+ * amdgpu_bo_placement_from_domain() makes TTM_PL_FLAG_CONTIGUOUS of it for
+ * kernel BOs only, and amdgpu_vram_mgr_new() tries one contiguous run
+ * and, on -ENOSPC, allocates as without the flag.
+ */
+#define SVMTUNE_KFD_HAS_CONTIGUOUS_WISH		1
+/* amdgpu_bo_create_user(adev, bp, ubo_ptr) */
+#define SVMTUNE_KFD_BO_CREATE_ARG_BP		1
 /* svm_migrate_vram_to_ram(prange, mm, start, last, trigger, fault_page) */
 #define SVMTUNE_KFD_TO_RAM_ARG_START		2
 #define SVMTUNE_KFD_TO_RAM_ARG_LAST		3
@@ -132,6 +141,12 @@ static inline const struct kfd_node *svmtune_kfd_fault_node(struct amdgpu_device
 #define SVMTUNE_KFD_HAS_WINDOW			0
 #define SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY	0
 #define SVMTUNE_KFD_HAS_VRAM_PAGES		0
+/*
+ * amdgpu_bo_placement_from_domain() makes AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS
+ * a hard TTM_PL_FLAG_CONTIGUOUS for every BO: with no contiguous run free
+ * the BO fails and KFD leaves the range in system memory.
+ */
+#define SVMTUNE_KFD_HAS_CONTIGUOUS_WISH		0
 
 /* svm_range_restore_pages(adev, pasid, addr, write_fault) */
 #define SVMTUNE_KFD_RESTORE_ARG_ADDR		2
@@ -185,6 +200,12 @@ static inline void svmtune_kfd_check_prototypes(void)
 	svmtune_kfd_to_ram_t *to_ram __maybe_unused = svm_migrate_vram_to_ram;
 	svmtune_kfd_topology_node_t *add __maybe_unused = kfd_topology_add_device;
 	svmtune_kfd_topology_node_t *remove __maybe_unused = kfd_topology_remove_device;
+#if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
+	int (*bo_create_user)(struct amdgpu_device *adev,
+			      struct amdgpu_bo_param *bp,
+			      struct amdgpu_bo_user **ubo_ptr) __maybe_unused =
+		amdgpu_bo_create_user;
+#endif
 }
 
 /* The @n-th (0-based) argument of the function whose entry @regs is at. */

@@ -56,6 +56,7 @@
 atomic64_t svmtune_kfd_stats[SVMTUNE_KFD_NR_STATS];
 atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
 bool svmtune_kfd_filter_per_window = SVMTUNE_KFD_HAS_WINDOW;
+bool svmtune_kfd_contiguous_vram;
 
 static_assert(AMDGPU_PTE_FRAG(1) == 1ULL << 7,
 	      "the PTE fragment field moved: fix svmtune_kfd_update_ptes()");
@@ -414,7 +415,7 @@ struct svmtune_kfd_call {
 
 struct svmtune_kfd_hook;
 typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
-				   struct pt_regs *regs);
+				   struct pt_regs *regs, unsigned long parent_ip);
 
 /**
  * struct svmtune_kfd_hook - one hooked KFD function
@@ -492,7 +493,8 @@ static noinline int svmtune_kfd_migration_declined(void)
 
 /* svm_migrate_to_vram(), entry: the engine decides a GPU fault's window. */
 static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
-				       struct pt_regs *regs)
+				       struct pt_regs *regs,
+				       unsigned long parent_ip)
 {
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
 	struct mm_struct *mm;
@@ -672,7 +674,8 @@ static bool svmtune_kfd_cpu_window(const struct svm_range *prange,
 }
 
 static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
-				      struct pt_regs *regs)
+				      struct pt_regs *regs,
+				      unsigned long parent_ip)
 {
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
 	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
@@ -820,7 +823,8 @@ static int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
  * window mapped for a GPU fault is remembered for the retry filter.
  */
 static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
-				   struct pt_regs *regs)
+				   struct pt_regs *regs,
+				   unsigned long parent_ip)
 {
 	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
 
@@ -974,7 +978,8 @@ static void svmtune_kfd_sync_default(struct kfd_process *p)
  * before svmtune_kfd was loaded gets the engine's state here.
  */
 static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
-				   struct pt_regs *regs)
+				   struct pt_regs *regs,
+				   unsigned long parent_ip)
 {
 	struct kfd_process *p = (struct kfd_process *)svmtune_kfd_arg(regs, 0);
 
@@ -1068,7 +1073,8 @@ static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
  * node (unload, PCI removal, a partition mode change).
  */
 static void svmtune_kfd_remove_node_entry(struct svmtune_kfd_hook *hook,
-					  struct pt_regs *regs)
+					  struct pt_regs *regs,
+					  unsigned long parent_ip)
 {
 	struct svmtune_kfd_node_info info;
 
@@ -1076,6 +1082,46 @@ static void svmtune_kfd_remove_node_entry(struct svmtune_kfd_hook *hook,
 	if (svmtune_kfd_arg_node(regs, 0, &info))
 		svmtune_kfd_node_gone(&info);
 }
+
+#if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
+/* svm_range_vram_node_new()'s code, [start, end), in the attached amdgpu. */
+static unsigned long svmtune_kfd_vram_node_new_start;
+static unsigned long svmtune_kfd_vram_node_new_end;
+
+/*
+ * amdgpu_bo_create_user(adev, bp, ubo_ptr), entry, called from
+ * svm_range_vram_node_new(): KFD creates the VRAM BO of an SVM range (the
+ * whole range, on its first migration to VRAM). With contiguous_vram on,
+ * ask amdgpu for one contiguous run: amdgpu forms a PTE fragment from the
+ * virtual alignment and the run of physically contiguous pages a map
+ * covers (amdgpu_vm_pte_fragment()), and without the flag a range whose
+ * size is not a multiple of 2 MiB, or that VRAM cannot give 2 MiB blocks,
+ * gets its VRAM from the largest free buddy blocks, in any order. Sound
+ * from 6.10 on only: the flag is a wish there, and amdgpu_vram_mgr_new()
+ * falls back to ordinary blocks when no contiguous run is free, so the
+ * range never loses VRAM for it. Every amdgpu_bo_create_user() call
+ * passes through here (GEM and KFD allocations too); only calls from
+ * svm_range_vram_node_new() are counted and changed.
+ */
+static void svmtune_kfd_bo_create_entry(struct svmtune_kfd_hook *hook,
+					struct pt_regs *regs,
+					unsigned long parent_ip)
+{
+	struct amdgpu_bo_param *bp;
+
+	if (parent_ip < svmtune_kfd_vram_node_new_start ||
+	    parent_ip >= svmtune_kfd_vram_node_new_end)
+		return;
+	atomic64_inc(&hook->calls);
+	if (!READ_ONCE(svmtune_kfd_contiguous_vram))
+		return;
+	bp = (struct amdgpu_bo_param *)svmtune_kfd_arg(regs, SVMTUNE_KFD_BO_CREATE_ARG_BP);
+	if (bp->domain != AMDGPU_GEM_DOMAIN_VRAM || bp->type != ttm_bo_type_device)
+		return;
+	bp->flags |= AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS;
+	svmtune_kfd_count(SVMTUNE_KFD_CONTIGUOUS_REQUESTED, 1);
+}
+#endif
 
 /*
  * kfd_topology_add_device(node), return: amdgpu added a KFD node while
@@ -1148,6 +1194,12 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.kret_entry = svmtune_kfd_first_arg_entry,
 		.kret_exit = svmtune_kfd_list_init_exit,
 	},
+#if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
+	{
+		.symbol = "amdgpu_bo_create_user",
+		.entry = svmtune_kfd_bo_create_entry,
+	},
+#endif
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	{
 		.symbol = "svm_range_get_attr",
@@ -1245,13 +1297,15 @@ static void svmtune_kfd_tp_detach(void)
 /* ---- Finding amdgpu's functions ---- */
 
 /*
- * The address of @symbol in @amdgpu, or 0. amdgpu exports none of them and
+ * The address of @symbol in @amdgpu, or 0, and its size in bytes in
+ * *@sizep (when not NULL). amdgpu exports none of them and
  * kallsyms_lookup_name() is not exported: a disabled kprobe (never armed)
  * resolves "amdgpu:<symbol>", and the offset sprint_symbol() reports takes
  * its address back to the function's start (with IBT the probe sits after
  * the ENDBR).
  */
-static unsigned long svmtune_kfd_lookup(struct module *amdgpu, const char *symbol)
+static unsigned long svmtune_kfd_lookup(struct module *amdgpu, const char *symbol,
+					unsigned long *sizep)
 {
 	struct kprobe kp = { .flags = KPROBE_FLAG_DISABLED };
 	unsigned long addr, offset, size;
@@ -1273,7 +1327,11 @@ static unsigned long svmtune_kfd_lookup(struct module *amdgpu, const char *symbo
 	    offset > addr)
 		return 0;
 	addr -= offset;
-	return within_module(addr, amdgpu) ? addr : 0;
+	if (!within_module(addr, amdgpu))
+		return 0;
+	if (sizep)
+		*sizep = size;
+	return addr;
 }
 
 /**
@@ -1298,7 +1356,7 @@ int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
 	struct kfd_ioctl_get_version_args args = { 0 };
 	unsigned long addr;
 
-	addr = svmtune_kfd_lookup(amdgpu, "kfd_ioctl_get_version");
+	addr = svmtune_kfd_lookup(amdgpu, "kfd_ioctl_get_version", NULL);
 	if (!addr) {
 		snprintf(why, len, "%s has no kfd_ioctl_get_version: built without CONFIG_HSA_AMD",
 			 amdgpu->name);
@@ -1327,7 +1385,7 @@ static void notrace svmtune_kfd_ftrace_entry(unsigned long ip,
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 
 	if (regs)
-		hook->entry(hook, regs);
+		hook->entry(hook, regs, parent_ip);
 }
 
 static int svmtune_kfd_hook_register(struct svmtune_kfd_hook *hook,
@@ -1443,13 +1501,28 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 	int ret = 0;
 
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
-		hook->addr = svmtune_kfd_lookup(amdgpu, hook->symbol);
+		hook->addr = svmtune_kfd_lookup(amdgpu, hook->symbol, NULL);
 		if (!hook->addr) {
 			snprintf(why, len, "%s has no %s: built without CONFIG_HSA_AMD_SVM, or not the KFD svmtune_kfd was built for",
 				 amdgpu->name, hook->symbol);
 			return -ENOENT;
 		}
 	}
+
+#if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
+	{
+		unsigned long size = 0, start;
+
+		start = svmtune_kfd_lookup(amdgpu, "svm_range_vram_node_new", &size);
+		if (!start || !size) {
+			snprintf(why, len, "%s has no svm_range_vram_node_new: not the KFD svmtune_kfd was built for",
+				 amdgpu->name);
+			return -ENOENT;
+		}
+		svmtune_kfd_vram_node_new_start = start;
+		svmtune_kfd_vram_node_new_end = start + size;
+	}
+#endif
 
 	svmtune_kfd_faults_reset();
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {

@@ -332,6 +332,9 @@ static ssize_t in_effect_show(struct kobject *kobj, struct kobj_attribute *attr,
 	n += sysfs_emit_at(buf, n, "default_granularity %s\n",
 			   SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY ? "yes" :
 			   "no (this KFD has no per-process default granularity)");
+	n += sysfs_emit_at(buf, n, "contiguous_vram %s\n",
+			   SVMTUNE_KFD_HAS_CONTIGUOUS_WISH ? "yes" :
+			   "no (this amdgpu fails a BO it cannot make contiguous)");
 	n += sysfs_emit_at(buf, n, "remote_mapping yes\n");
 	n += sysfs_emit_at(buf, n, "range_attributes yes\n");
 	n += sysfs_emit_at(buf, n, "per_process_state yes\n");
@@ -401,6 +404,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_ATTACH_FAILED] = "attach_failed",
 	[SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED] = "cpu_faults_not_migrated",
 	[SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES] = "faults_on_unknown_nodes",
+	[SVMTUNE_KFD_CONTIGUOUS_REQUESTED] = "contiguous_requested",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -463,6 +467,37 @@ static ssize_t retry_filter_store(struct kobject *kobj,
 }
 static struct kobj_attribute retry_filter_attr = __ATTR_RW_MODE(retry_filter, 0644);
 
+static ssize_t contiguous_vram_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	if (!SVMTUNE_KFD_HAS_CONTIGUOUS_WISH)
+		return sysfs_emit(buf, "off (this amdgpu fails a BO it cannot make contiguous)\n");
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(svmtune_kfd_contiguous_vram) ? "on" : "off");
+}
+
+static ssize_t contiguous_vram_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	/* A NUL inside what was written would cut the word short. */
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
+	if (sysfs_streq(buf, "off")) {
+		WRITE_ONCE(svmtune_kfd_contiguous_vram, false);
+		return count;
+	}
+	if (!sysfs_streq(buf, "on"))
+		return -EINVAL;
+	if (!SVMTUNE_KFD_HAS_CONTIGUOUS_WISH)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(svmtune_kfd_contiguous_vram, true);
+	return count;
+}
+static struct kobj_attribute contiguous_vram_attr = __ATTR_RW_MODE(contiguous_vram, 0644);
+
 static struct attribute *svmtune_kfd_attrs[] = {
 	&state_attr.attr,
 	&reason_attr.attr,
@@ -473,6 +508,7 @@ static struct attribute *svmtune_kfd_attrs[] = {
 	&stats_attr.attr,
 	&pte_fragments_attr.attr,
 	&retry_filter_attr.attr,
+	&contiguous_vram_attr.attr,
 	&in_effect_attr.attr,
 	NULL,
 };

@@ -398,6 +398,20 @@ if load_bed prefetch num_gpus=1 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5b''''''. contiguous_vram on KFD's own BO creation: VRAM laid out with
+#            one unaligned 1 MiB run; the range's PTE fragments without
+#            and with the flag, and amdgpu's fallback when no run is free.
+if load_bed contig num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		"$test" contig >/tmp/kfdbed.out 2>&1
+		results contig /tmp/kfdbed.out $?
+	else
+		fail contig:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed contig
+	unload_svmtune
+fi
+
 # 5c. Bad input to the test bed itself: module parameters out of range
 #     refuse the load (EINVAL, nothing left loaded), and its ioctls refuse
 #     bad fields with their errno (kfdbed_test badinput).

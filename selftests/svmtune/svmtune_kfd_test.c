@@ -453,6 +453,7 @@ TEST_F(kfd, stats_format)
 		"attach_failed",
 		"cpu_faults_not_migrated",
 		"faults_on_unknown_nodes",
+		"contiguous_requested",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;
@@ -520,6 +521,104 @@ TEST_F(kfd, in_effect_matches_the_kernel)
 	snprintf(want, sizeof(want), "default_granularity %s",
 		 old ? "no (" : "yes\n");
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("no '%s' in:\n%s", want, buf);
+	snprintf(want, sizeof(want), "contiguous_vram %s",
+		 old ? "no (" : "yes\n");
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("no '%s' in:\n%s", want, buf);
+}
+
+/*
+ * contiguous_vram: root-only (0644), "off" by default; "on" on 6.12,
+ * where a user BO's contiguous flag is a wish; on 6.1, where it is a hard
+ * requirement, "on" is -EOPNOTSUPP. Anything else is -EINVAL and changes
+ * nothing.
+ */
+TEST_F(kfd, contiguous_vram_knob)
+{
+	static const char *const bad[] = { "of",     "on1", "1",   "0", "yes",
+					   "on off", "\n",  " on", "On" };
+	const char *off =
+		kernel_is_6_1() ?
+			"off (this amdgpu fails a BO it cannot make contiguous)\n" :
+			"off\n";
+	char path[128], now[96];
+	struct stat st;
+	unsigned int i;
+
+	snprintf(path, sizeof(path), KFD_SYSFS "/contiguous_vram");
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0644, st.st_mode & 07777);
+	ASSERT_EQ(0,
+		  svmtune_read_sysfs("kfd/contiguous_vram", now, sizeof(now)));
+	EXPECT_STREQ(off, now);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL,
+			  svmtune_write_sysfs("kfd/contiguous_vram", bad[i]))
+		TH_LOG("'%s' accepted", bad[i]);
+		ASSERT_EQ(0, svmtune_read_sysfs("kfd/contiguous_vram", now,
+						sizeof(now)));
+		EXPECT_STREQ(off, now);
+	}
+	if (kernel_is_6_1()) {
+		EXPECT_EQ(-EOPNOTSUPP,
+			  svmtune_write_sysfs("kfd/contiguous_vram", "on"));
+	} else {
+		EXPECT_EQ(0,
+			  svmtune_write_sysfs("kfd/contiguous_vram", "on\n"));
+		ASSERT_EQ(0, svmtune_read_sysfs("kfd/contiguous_vram", now,
+						sizeof(now)));
+		EXPECT_STREQ("on\n", now);
+	}
+	EXPECT_EQ(0, svmtune_write_sysfs("kfd/contiguous_vram", "off"));
+	ASSERT_EQ(0,
+		  svmtune_read_sysfs("kfd/contiguous_vram", now, sizeof(now)));
+	EXPECT_STREQ(off, now);
+}
+
+/*
+ * Root without CAP_SYS_ADMIN opens svmtune_kfd's knobs (uid 0 owns the
+ * 0644 files) and each write reaches the store, whose capability check
+ * refuses it with EPERM, for the value the knob already has.
+ */
+TEST_F(kfd, knobs_need_cap_sys_admin)
+{
+	static const char *const knobs[] = { "retry_filter",
+					     "contiguous_vram" };
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (drop_cap(CAP_SYS_ADMIN))
+			_exit(99);
+		for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+			char path[128], val[96], *sp;
+			int fd;
+
+			snprintf(path, sizeof(path), "kfd/%s", knobs[i]);
+			if (svmtune_read_sysfs(path, val, sizeof(val)))
+				_exit(100);
+			sp = strchr(val, ' '); /* "off (why)" on 6.1 */
+			if (sp)
+				*sp = '\0';
+			snprintf(path, sizeof(path), KFD_SYSFS "/%s", knobs[i]);
+			fd = open(path, O_WRONLY);
+			if (fd < 0)
+				_exit(101);
+			if (write(fd, val, strlen(val)) != -1 || errno != EPERM)
+				_exit(i + 1);
+			close(fd);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+	TH_LOG("child exit %d: 99 capset, 100 read, 101 open, n: knob n accepted",
+	       WEXITSTATUS(status));
 }
 
 /*

@@ -35,22 +35,6 @@
 #define EMU_DEV "/dev/svmtune_emu0"
 #define PAGE 4096UL
 
-/* Drop @cap from the effective, permitted and inheritable sets. */
-static int drop_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[cap / 32].effective &= ~(1u << (cap % 32));
-	data[cap / 32].permitted &= ~(1u << (cap % 32));
-	data[cap / 32].inheritable &= ~(1u << (cap % 32));
-	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
-}
-
 /* Become @uid with no supplementary groups; 0 or -1. */
 static int become(uid_t uid)
 {

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/svmtune.h>
 
 /*
@@ -216,6 +218,22 @@ static inline int svmtune_set_policy(int fd, void *start, unsigned long size,
 	p.preferred_loc = loc;
 	p.access = access;
 	return ioctl(fd, SVMTUNE_IOC_SET_POLICY, &p) ? -errno : 0;
+}
+
+/* Drop @cap from the effective, permitted and inheritable sets. */
+static inline int drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[cap / 32].effective &= ~(1u << (cap % 32));
+	data[cap / 32].permitted &= ~(1u << (cap % 32));
+	data[cap / 32].inheritable &= ~(1u << (cap % 32));
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
 }
 
 #endif /* _SVMTUNE_TEST_UTIL_H */

@@ -31,6 +31,34 @@ static inline struct kfdbed_gpu *kfdbed_gpu_of_bdev(struct ttm_device *bdev)
 		container_of(bdev, struct amdgpu_device, mman.bdev));
 }
 
+/*
+ * One buddy allocation for @size bytes of [@start, @end) as amdgpu's VRAM
+ * manager makes it: a contiguous run when @flags asks, else 2 MiB blocks
+ * when the size is a multiple of 2 MiB (so KFD's migrations and the GPU
+ * page table get 2 MiB runs), page blocks otherwise or when 2 MiB blocks
+ * are not to be had.
+ */
+static int kfdbed_vram_alloc(struct amdgpu_vram_mgr *mgr,
+			     struct ttm_buffer_object *tbo, u64 start, u64 end,
+			     u64 size, unsigned long flags,
+			     struct list_head *blocks)
+{
+	u64 min_block = PAGE_SIZE;
+	int r;
+
+	if (tbo->page_alignment)
+		min_block = (u64)tbo->page_alignment << PAGE_SHIFT;
+	if (!(flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION) &&
+	    IS_ALIGNED(size, SZ_2M))
+		min_block = max_t(u64, min_block, SZ_2M);
+	r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size, min_block,
+				   blocks, flags);
+	if (r == -ENOSPC && min_block > PAGE_SIZE && !tbo->page_alignment)
+		r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size,
+					   PAGE_SIZE, blocks, flags);
+	return r;
+}
+
 /**
  * kfdbed_vram_mgr_new() - allocate VRAM for a BO from the buddy allocator
  * @man: the VRAM manager
@@ -38,9 +66,12 @@ static inline struct kfdbed_gpu *kfdbed_gpu_of_bdev(struct ttm_device *bdev)
  * @place: where (fpfn/lpfn limits, contiguous flag)
  * @res: out: the resource, a list of buddy blocks
  *
- * As amdgpu's VRAM manager: 2 MiB blocks when the size is a multiple of
- * 2 MiB (so KFD's migrations and the GPU page table get 2 MiB runs), page
- * blocks otherwise or when 2 MiB blocks are not to be had.
+ * As amdgpu's VRAM manager of 6.12 (amdgpu_vram_mgr_new()): a BO created
+ * with AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS is tried as one contiguous run
+ * first (the buddy allocator's contiguous allocation, which also takes an
+ * unaligned run when no aligned block is free); when none is free and the
+ * placement does not demand one (TTM_PL_FLAG_CONTIGUOUS: kernel BOs), the
+ * flag was a wish and the BO gets blocks as any other.
  *
  * Return: 0, or -ENOSPC when VRAM is full (TTM may then evict).
  */
@@ -50,8 +81,9 @@ static int kfdbed_vram_mgr_new(struct ttm_resource_manager *man,
 			       struct ttm_resource **res)
 {
 	struct amdgpu_vram_mgr *mgr = to_kfdbed_vram_mgr(man);
+	struct amdgpu_bo *abo = ttm_to_amdgpu_bo(tbo);
 	struct amdgpu_vram_mgr_resource *vres;
-	u64 size = tbo->base.size, start, end, min_block = PAGE_SIZE;
+	u64 size = tbo->base.size, start, end;
 	unsigned long flags = 0;
 	struct gpu_buddy_block *block;
 	int r;
@@ -64,22 +96,20 @@ static int kfdbed_vram_mgr_new(struct ttm_resource_manager *man,
 
 	start = (u64)place->fpfn << PAGE_SHIFT;
 	end = place->lpfn ? (u64)place->lpfn << PAGE_SHIFT : man->size;
-	if (place->flags & TTM_PL_FLAG_CONTIGUOUS)
+	if ((place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
+	    (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS))
 		flags |= GPU_BUDDY_CONTIGUOUS_ALLOCATION;
 	if (start || end != man->size)
 		flags |= GPU_BUDDY_RANGE_ALLOCATION;
-	if (tbo->page_alignment)
-		min_block = (u64)tbo->page_alignment << PAGE_SHIFT;
-	if (!(flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION) &&
-	    IS_ALIGNED(size, SZ_2M))
-		min_block = max_t(u64, min_block, SZ_2M);
 
 	mutex_lock(&mgr->lock);
-	r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size, min_block,
-				   &vres->blocks, flags);
-	if (r == -ENOSPC && min_block > PAGE_SIZE && !tbo->page_alignment)
-		r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size,
-					   PAGE_SIZE, &vres->blocks, flags);
+	r = kfdbed_vram_alloc(mgr, tbo, start, end, size, flags, &vres->blocks);
+	if (r == -ENOSPC && (flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION) &&
+	    !(place->flags & TTM_PL_FLAG_CONTIGUOUS)) {
+		flags &= ~GPU_BUDDY_CONTIGUOUS_ALLOCATION;
+		r = kfdbed_vram_alloc(mgr, tbo, start, end, size, flags,
+				      &vres->blocks);
+	}
 	mutex_unlock(&mgr->lock);
 	if (r) {
 		ttm_resource_fini(man, &vres->base);
@@ -222,9 +252,12 @@ static void kfdbed_bo_destroy(struct ttm_buffer_object *tbo)
  * @abo: the BO
  * @domain: AMDGPU_GEM_DOMAIN_* mask
  *
- * VRAM maps to TTM_PL_VRAM (contiguous when the BO asks), GTT to TTM_PL_TT
+ * VRAM maps to TTM_PL_VRAM, GTT to TTM_PL_TT
  * (no manager here: such placements are skipped by TTM), CPU to
- * TTM_PL_SYSTEM, nothing to system memory.
+ * TTM_PL_SYSTEM, nothing to system memory. As in 6.12, only a kernel BO
+ * with AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS must be contiguous (amdgpu makes
+ * its kernel BOs so when it pins them); for a user BO the flag is a wish
+ * the VRAM manager tries first (kfdbed_vram_mgr_new()).
  */
 void amdgpu_bo_placement_from_domain(struct amdgpu_bo *abo, u32 domain)
 {
@@ -233,7 +266,8 @@ void amdgpu_bo_placement_from_domain(struct amdgpu_bo *abo, u32 domain)
 
 	if (domain & AMDGPU_GEM_DOMAIN_VRAM) {
 		places[c] = (struct ttm_place){ .mem_type = TTM_PL_VRAM };
-		if (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS)
+		if (abo->tbo.type == ttm_bo_type_kernel &&
+		    (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS))
 			places[c].flags |= TTM_PL_FLAG_CONTIGUOUS;
 		c++;
 	}
@@ -285,6 +319,7 @@ static int kfdbed_bo_create(struct amdgpu_device *adev,
 	bo->flags = bp->flags;
 	bo->xcp_id = bp->xcp_id_plus1 ? bp->xcp_id_plus1 - 1 : 0;
 	bo->tbo.bdev = &adev->mman.bdev;
+	bo->tbo.type = bp->type; /* ttm_bo_init_reserved() sets it too */
 	amdgpu_bo_placement_from_domain(bo, bp->domain);
 
 	atomic_inc(&gpu->bo_count);

@@ -7,8 +7,10 @@
  * handles from the IH work item, and the access replays, as a wave would.
  * A fault KFD fails ends the access with the error, as a VM fault would
  * stop the wave. KFDBED_IOC_INFO reports the GPUs' gpu_ids and counters.
+ * KFDBED_IOC_VRAM_HOLD takes free VRAM for as long as the file is open.
  */
 #include <linux/dma-direct.h>
+#include <linux/gpu_buddy.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/miscdevice.h>
@@ -306,6 +308,97 @@ static long kfdbed_gpu_topology(const struct kfdbed_topology_args *t)
 	return r;
 }
 
+/*
+ * An open /dev/kfdbed: the VRAM it holds (KFDBED_IOC_VRAM_HOLD), one list
+ * of buddy blocks per GPU, given back when the file is closed.
+ */
+struct kfdbed_gpu_file {
+	struct mutex lock;
+	struct list_head held[KFDBED_MAX_GPUS];
+};
+
+/*
+ * Take every free page of [@start, @end) from @mm onto @blocks, halving
+ * the span until what is left of it is free: an exact-range allocation
+ * takes a span only when all of it is free. Called with the manager's lock.
+ */
+static u64 kfdbed_vram_hold_span(struct gpu_buddy *mm, u64 start, u64 end,
+				 struct list_head *blocks)
+{
+	u64 mid;
+
+	if (start >= end)
+		return 0;
+	if (!gpu_buddy_alloc_blocks(mm, start, end, end - start, PAGE_SIZE,
+				    blocks, GPU_BUDDY_RANGE_ALLOCATION))
+		return end - start;
+	if (end - start == PAGE_SIZE || fatal_signal_pending(current))
+		return 0;
+	mid = start + round_down((end - start) / 2, PAGE_SIZE);
+	if (mid == start)
+		mid += PAGE_SIZE;
+	return kfdbed_vram_hold_span(mm, start, mid, blocks) +
+	       kfdbed_vram_hold_span(mm, mid, end, blocks);
+}
+
+static long kfdbed_gpu_vram_hold(struct kfdbed_gpu_file *kf,
+				 struct kfdbed_vram_hold_args *h)
+{
+	struct kfdbed_gpu *gpu = kfdbed_gpu_by_id(h->gpu_id);
+	struct amdgpu_vram_mgr *mgr;
+	u64 end;
+
+	if (h->flags || h->held || !h->size || !PAGE_ALIGNED(h->offset) ||
+	    !PAGE_ALIGNED(h->size))
+		return -EINVAL;
+	if (!gpu)
+		return -ENODEV;
+	if (check_add_overflow(h->offset, h->size, &end) ||
+	    end > gpu->vram_size)
+		return -EINVAL;
+
+	mgr = &gpu->adev->mman.vram_mgr;
+	mutex_lock(&kf->lock);
+	mutex_lock(&mgr->lock);
+	h->held = kfdbed_vram_hold_span(&mgr->mm, h->offset, end,
+					&kf->held[gpu->index]);
+	mutex_unlock(&mgr->lock);
+	mutex_unlock(&kf->lock);
+	return 0;
+}
+
+static int kfdbed_gpu_open(struct inode *inode, struct file *filep)
+{
+	struct kfdbed_gpu_file *kf = kzalloc(sizeof(*kf), GFP_KERNEL);
+	unsigned int i;
+
+	if (!kf)
+		return -ENOMEM;
+	mutex_init(&kf->lock);
+	for (i = 0; i < KFDBED_MAX_GPUS; i++)
+		INIT_LIST_HEAD(&kf->held[i]);
+	filep->private_data = kf;
+	return 0;
+}
+
+static int kfdbed_gpu_release(struct inode *inode, struct file *filep)
+{
+	struct kfdbed_gpu_file *kf = filep->private_data;
+	unsigned int i;
+
+	for (i = 0; i < kfdbed_num_gpus; i++) {
+		struct amdgpu_vram_mgr *mgr =
+			&kfdbed_gpus[i]->adev->mman.vram_mgr;
+
+		mutex_lock(&mgr->lock);
+		gpu_buddy_free_list(&mgr->mm, &kf->held[i], 0);
+		mutex_unlock(&mgr->lock);
+	}
+	mutex_destroy(&kf->lock);
+	kfree(kf);
+	return 0;
+}
+
 static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -343,12 +436,24 @@ static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
 			return -EFAULT;
 		return kfdbed_gpu_topology(&t);
 	}
+	case KFDBED_IOC_VRAM_HOLD: {
+		struct kfdbed_vram_hold_args h;
+
+		if (copy_from_user(&h, uarg, sizeof(h)))
+			return -EFAULT;
+		r = kfdbed_gpu_vram_hold(filep->private_data, &h);
+		if (!r && copy_to_user(uarg, &h, sizeof(h)))
+			r = -EFAULT;
+		return r;
+	}
 	}
 	return -ENOTTY;
 }
 
 static const struct file_operations kfdbed_gpu_fops = {
 	.owner = THIS_MODULE,
+	.open = kfdbed_gpu_open,
+	.release = kfdbed_gpu_release,
 	.unlocked_ioctl = kfdbed_gpu_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

@@ -73,6 +73,20 @@ static struct kfdbed_gpu_stats stats(int bed)
 	return kfdsvm_info(bed).gpus[0];
 }
 
+/* Hold GPU @gpu's free VRAM in [@off, @off + @size) on @fd; bytes held. */
+static uint64_t vram_hold(int fd, uint32_t gpu, uint64_t off, uint64_t size)
+{
+	struct kfdbed_vram_hold_args h = {
+		.gpu_id = gpu,
+		.offset = off,
+		.size = size,
+	};
+
+	if (ioctl(fd, KFDBED_IOC_VRAM_HOLD, &h))
+		return 0;
+	return h.held;
+}
+
 static uint32_t pattern(size_t i, uint32_t seed)
 {
 	return (uint32_t)(i * 2654435761u) ^ seed;
@@ -1548,6 +1562,58 @@ static int bad_input(void)
 		CHECK(r == -1 && errno == EFAULT,
 		      "badinput: TOPOLOGY from NULL: %s", strerror(errno));
 	}
+	{
+		const uint64_t vram = stats(bed).vram_size;
+		struct {
+			const char *what;
+			struct kfdbed_vram_hold_args h;
+			int err;
+		} hold[] = {
+			{ "flags", { gpu, 1, 0, 4096, 0 }, EINVAL },
+			{ "held (out) nonzero", { gpu, 0, 0, 4096, 1 }, EINVAL },
+			{ "size zero", { gpu, 0, 0, 0, 0 }, EINVAL },
+			{ "offset not page-aligned",
+			  { gpu, 0, 8, 4096, 0 },
+			  EINVAL },
+			{ "size not a page multiple",
+			  { gpu, 0, 0, 100, 0 },
+			  EINVAL },
+			{ "a span that wraps",
+			  { gpu, 0, ~4095ULL, 8192, 0 },
+			  EINVAL },
+			{ "a span past the VRAM",
+			  { gpu, 0, vram - 4096, 8192, 0 },
+			  EINVAL },
+			{ "gpu_id no GPU has",
+			  { 0xffffffff, 0, 0, 4096, 0 },
+			  ENODEV },
+		};
+
+		for (i = 0; i < ARRAY_SIZE(hold); i++) {
+			errno = 0;
+			r = ioctl(bed, KFDBED_IOC_VRAM_HOLD, &hold[i].h);
+			CHECK(r == -1 && errno == hold[i].err,
+			      "badinput: VRAM_HOLD with %s: %s (want %s)",
+			      hold[i].what, strerror(errno),
+			      strerror(hold[i].err));
+		}
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_VRAM_HOLD, NULL);
+		CHECK(r == -1 && errno == EFAULT,
+		      "badinput: VRAM_HOLD from NULL: %s", strerror(errno));
+		{
+			int fd = open("/dev/kfdbed", O_RDWR);
+			uint64_t used = stats(bed).vram_used;
+			uint64_t held = fd < 0 ? 0 :
+						 vram_hold(fd, gpu, 0, vram);
+
+			CHECK(held && held + used == vram,
+			      "badinput: nothing held by the refused VRAM_HOLDs: a good one takes all %llu KiB not in BOs",
+			      (unsigned long long)held >> 10);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
 	errno = 0;
 	r = ioctl(bed, _IOWR('k', 0x42, struct kfdbed_access_args), &a);
 	CHECK(r == -1 && errno == ENOTTY, "badinput: an unknown command: %s",
@@ -2225,6 +2291,133 @@ static int nodes_test(void)
 	return kfdbed_fails != 0;
 }
 
+#define CONTIG_HOLE (32UL << 20) /* VRAM offset of the layouts below */
+#define CONTIG_OFF (512UL << 10) /* the range's start in its 2 MiB */
+#define CONTIG_SIZE (SZ_2M - CONTIG_OFF)
+
+/*
+ * One case of contig_test(): all of GPU 0's free VRAM held but the 2 MiB
+ * block at CONTIG_HOLE (@split 0) or, of it, only its upper 1 MiB and a
+ * 512 KiB piece 3.5 MiB above (@split 1); a KFD range of 1.5 MiB starting
+ * 512 KiB into a 2 MiB block, prefetched to VRAM with contiguous_vram
+ * @on. Reports the pages svmtune_kfd's histogram counted at 512 KiB and
+ * 1 MiB fragments, the pages KFD moved, and the BOs asked contiguous.
+ */
+static void contig_case(int kfd, int bed, uint32_t gpu, int on, int split,
+			long long *f512, long long *f1m,
+			unsigned long long *moved, long long *requested)
+{
+	const char *name =
+		split ? "contig: free VRAM in two pieces, contiguous_vram on" :
+		on    ? "contig: one free 2 MiB block, contiguous_vram on" :
+			"contig: one free 2 MiB block, contiguous_vram off";
+	struct kfdbed_gpu_stats s0 = stats(bed), s1;
+	const uint32_t seed = 0xc0 + on + 2 * split;
+	const uint64_t x = CONTIG_HOLE, mib = 1UL << 20;
+	struct kfdbed_access_args acc;
+	uint64_t held, base = s0.vram_used;
+	uint32_t *p = split_buffer(seed), *host = malloc(CONTIG_SIZE);
+	int hold = open("/dev/kfdbed", O_RDWR), r;
+	long long r0 = kfd_stat("contiguous_requested");
+	long long g512 = kfd_frag_pages(512), g1m = kfd_frag_pages(1024);
+	char *range = (char *)p + CONTIG_OFF;
+	size_t i;
+
+	*moved = 0;
+	*f512 = *f1m = *requested = -1;
+	CHECK(!svmtune_knob("kfd/contiguous_vram", on ? "on" : "off"),
+	      "%s: contiguous_vram set", name);
+	if (!p || !host || hold < 0) {
+		CHECK(0, "%s: buffer and /dev/kfdbed", name);
+		return;
+	}
+	if (split)
+		held = vram_hold(hold, gpu, 0, x + mib) +
+		       vram_hold(hold, gpu, x + SZ_2M, 5 * mib / 2) +
+		       vram_hold(hold, gpu, x + 5 * mib,
+				 s0.vram_size - x - 5 * mib);
+	else
+		held = vram_hold(hold, gpu, 0, x) +
+		       vram_hold(hold, gpu, x + SZ_2M,
+				 s0.vram_size - x - SZ_2M);
+	CHECK(s0.vram_size - held - base == (split ? 3 * mib / 2 : SZ_2M),
+	      "%s: VRAM held but %llu KiB (%llu KiB in BOs)", name,
+	      (unsigned long long)(s0.vram_size - held - base) >> 10,
+	      (unsigned long long)base >> 10);
+
+	r = prefetch(kfd, range, CONTIG_SIZE, gpu);
+	s1 = stats(bed);
+	*moved = s1.pages_to_vram - s0.pages_to_vram;
+	*f512 = kfd_frag_pages(512) - g512;
+	*f1m = kfd_frag_pages(1024) - g1m;
+	*requested = kfd_stat("contiguous_requested") - r0;
+	if (!r)
+		r = kfdsvm_access(bed, gpu, range, host, CONTIG_SIZE, 0, &acc);
+	for (i = 0; i < CONTIG_SIZE / 4 && !r; i++)
+		if (host[i] != pattern(CONTIG_OFF / 4 + i, seed))
+			r = -1;
+	CHECK(!r, "%s: prefetched to VRAM, and the GPU read the CPU's data",
+	      name);
+	printf("# %s: fragments written (test bed):", name);
+	for (r = 0; r < KFDBED_NR_FRAGS; r++)
+		if (frag_delta(&s0, &s1, r))
+			printf(" %lluK %llu", 4ULL << r,
+			       frag_delta(&s0, &s1, r));
+	printf("\n");
+
+	munmap(p, SZ_2M);
+	free(host);
+	close(hold);
+	CHECK(vram_settled(bed, 0, base) <= base,
+	      "%s: the range's VRAM freed, the held VRAM given back", name);
+}
+
+/*
+ * "kfdbed_test contig", with svmtune_kfd loaded: contiguous_vram on KFD's
+ * own BO creation. A KFD range of 1.5 MiB that starts 512 KiB into a
+ * 2 MiB block (a managed allocation's size and alignment are the
+ * application's), its VRAM taken from one free 2 MiB block (the rest held
+ * through KFDBED_IOC_VRAM_HOLD, as other BOs would hold it). Without the
+ * flag amdgpu's buddy allocator gives the BO a 1 MiB block and then a
+ * 512 KiB one, each the highest free, so the BO's second half lies below
+ * its first: the 1 MiB the range's upper, 1 MiB-aligned part maps is in
+ * two pieces, and amdgpu writes 512 KiB fragments throughout. With
+ * contiguous_vram on, the BO is one run in address order and that part
+ * is one 1 MiB fragment. With the free VRAM in two pieces no run exists:
+ * the flag was a wish, amdgpu falls back to the pieces, and the range
+ * still goes to VRAM.
+ */
+static int contig_test(void)
+{
+	int knobs = svmtune_knob("policy", "fixed") |
+		    svmtune_knob("granularity", "2M");
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	unsigned long long moved[3];
+	long long f512[3], f1m[3], req[3];
+	uint32_t gpu;
+	int c;
+
+	CHECK(kfd >= 0 && bed >= 0 && !knobs,
+	      "contig: open /dev/kfd and /dev/kfdbed; fixed 2 MiB windows");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	for (c = 0; c < 3; c++)
+		contig_case(kfd, bed, gpu, c > 0, c == 2, &f512[c], &f1m[c],
+			    &moved[c], &req[c]);
+	CHECK(moved[0] == 384 && f512[0] == 384 && f1m[0] == 0 && req[0] == 0,
+	      "contig: off: %llu pages to VRAM, all mapped as 512 KiB fragments (%lld pages), none as 1 MiB (%lld); %lld BOs asked contiguous",
+	      moved[0], f512[0], f1m[0], req[0]);
+	CHECK(moved[1] == 384 && f1m[1] == 256 && f512[1] == 128 && req[1] == 1,
+	      "contig: on: %llu pages to VRAM, the upper 1 MiB mapped as one 1 MiB fragment (%lld pages; %lld as 512 KiB); %lld BO asked contiguous",
+	      moved[1], f1m[1], f512[1], req[1]);
+	CHECK(moved[2] == 384 && f512[2] == 384 && req[2] == 1,
+	      "contig: on, no run free: the BO asked contiguous (%lld) got the two pieces: %llu pages to VRAM, %lld as 512 KiB fragments",
+	      req[2], moved[2], f512[2]);
+	svmtune_knob("kfd/contiguous_vram", "off");
+	return kfdbed_fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -2249,6 +2442,8 @@ int main(int argc, char **argv)
 		return prefetch_test();
 	if (argc > 1 && !strcmp(argv[1], "thrash"))
 		return thrash_test();
+	if (argc > 1 && !strcmp(argv[1], "contig"))
+		return contig_test();
 	if (argc > 1 && !strcmp(argv[1], "badinput"))
 		return bad_input();
 	if (argc > 1 && !strcmp(argv[1], "attach"))

@@ -145,8 +145,36 @@ struct kfdbed_topology_args {
 	__u32 flags;
 };
 
+/**
+ * struct kfdbed_vram_hold_args - KFDBED_IOC_VRAM_HOLD: take a GPU's free
+ *	VRAM in a span, as other processes' and the driver's own BOs would
+ *	hold it, so a test can lay out fragmented VRAM
+ * @gpu_id: which GPU
+ * @flags: 0
+ * @offset: start of the span in VRAM, in bytes, page aligned
+ * @size: its size in bytes, page aligned, not 0
+ * @held: out: bytes taken
+ *
+ * Every free page of VRAM in [offset, offset + size) is taken from the
+ * VRAM manager's buddy allocator, as amdgpu reserves VRAM for firmware
+ * (amdgpu_vram_mgr_reserve_range()), until the file is closed. Pages BOs
+ * hold are left to them.
+ *
+ * Errors: EINVAL for flags other than 0, an unaligned or zero span, one
+ * that wraps or ends past the GPU's VRAM, or held not zero on input;
+ * ENODEV for a gpu_id no GPU has; EFAULT for a bad argument.
+ */
+struct kfdbed_vram_hold_args {
+	__u32 gpu_id;
+	__u32 flags;
+	__u64 offset;
+	__u64 size;
+	__u64 held;
+};
+
 #define KFDBED_IOC_INFO _IOR('k', 0x40, struct kfdbed_info_args)
 #define KFDBED_IOC_ACCESS _IOWR('k', 0x41, struct kfdbed_access_args)
 #define KFDBED_IOC_TOPOLOGY _IOW('k', 0x43, struct kfdbed_topology_args)
+#define KFDBED_IOC_VRAM_HOLD _IOWR('k', 0x44, struct kfdbed_vram_hold_args)
 
 #endif /* KFDBED_UAPI_H */
