@@ -575,6 +575,54 @@ TEST_F(kfd, contiguous_vram_knob)
 }
 
 /*
+ * svmtune_kfd's knobs refuse, with EINVAL and no change, what a string
+ * cannot carry: a NUL inside or at the end of a good word, a page of
+ * letters, three pages of spaces (sysfs hands the store one page).
+ */
+TEST_F(kfd, knobs_refuse_nul_and_long_writes)
+{
+	static const char *const knobs[] = { "retry_filter",
+					     "contiguous_vram" };
+	static const struct {
+		const char *val;
+		size_t len;
+		bool repeat;
+	} bad[] = {
+		{ "off\0on", 6, false }, { "range\0", 6, false },
+		{ "on\0", 3, false },	 { "o", 4095, true },
+		{ " ", 3 * 4096, true },
+	};
+	char path[128], was[96], now[96], *val;
+	unsigned int k, i;
+	ssize_t n;
+	size_t j;
+	int fd;
+
+	for (k = 0; k < ARRAY_SIZE(knobs); k++) {
+		snprintf(path, sizeof(path), "kfd/%s", knobs[k]);
+		ASSERT_EQ(0, svmtune_read_sysfs(path, was, sizeof(was)));
+		snprintf(path, sizeof(path), KFD_SYSFS "/%s", knobs[k]);
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			val = malloc(bad[i].len);
+			ASSERT_NE(NULL, val);
+			for (j = 0; j < bad[i].len; j++)
+				val[j] = bad[i].repeat ? bad[i].val[0] :
+							 bad[i].val[j];
+			fd = open(path, O_WRONLY);
+			ASSERT_LE(0, fd);
+			n = write(fd, val, bad[i].len);
+			EXPECT_EQ(-1, n)
+			TH_LOG("%s: case %u accepted", knobs[k], i);
+			EXPECT_EQ(EINVAL, errno);
+			close(fd);
+			free(val);
+			ASSERT_EQ(0, svmtune_read_file(path, now, sizeof(now)));
+			EXPECT_STREQ(was, now);
+		}
+	}
+}
+
+/*
  * Root without CAP_SYS_ADMIN opens svmtune_kfd's knobs (uid 0 owns the
  * 0644 files) and each write reaches the store, whose capability check
  * refuses it with EPERM, for the value the knob already has.
