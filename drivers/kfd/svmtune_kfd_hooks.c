@@ -1095,8 +1095,8 @@ static unsigned long svmtune_kfd_vram_node_new_end;
  * ask amdgpu for one contiguous run: amdgpu forms a PTE fragment from the
  * virtual alignment and the run of physically contiguous pages a map
  * covers (amdgpu_vm_pte_fragment()), and without the flag a range whose
- * size is not a multiple of 2 MiB, or that VRAM cannot give 2 MiB blocks,
- * gets its VRAM from the largest free buddy blocks, in any order. Sound
+ * size is not a power of two gets its VRAM from the largest free buddy
+ * blocks, each the highest free one, in descending address order. Sound
  * from 6.10 on only: the flag is a wish there, and amdgpu_vram_mgr_new()
  * falls back to ordinary blocks when no contiguous run is free, so the
  * range never loses VRAM for it. Every amdgpu_bo_create_user() call

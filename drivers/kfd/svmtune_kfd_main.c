@@ -448,21 +448,38 @@ static ssize_t retry_filter_show(struct kobject *kobj,
 			  READ_ONCE(svmtune_kfd_filter_per_window) ? "window" : "range");
 }
 
+/*
+ * A write of one of @n @words to a knob of svmtune_kfd: its index, or
+ * -EPERM without CAP_SYS_ADMIN, -EINVAL for anything else (a NUL inside
+ * what was written would cut the word short, so it is refused too).
+ */
+static int svmtune_kfd_store_word(const char *buf, size_t count,
+				  const char *const *words, int n)
+{
+	int i;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (sysfs_streq(buf, words[i]))
+			return i;
+	return -EINVAL;
+}
+
 static ssize_t retry_filter_store(struct kobject *kobj,
 				  struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	/* A NUL inside what was written would cut the word short. */
-	if (memchr(buf, '\0', count))
+	static const char * const words[] = { "range", "window" };
+	int i = svmtune_kfd_store_word(buf, count, words, ARRAY_SIZE(words));
+
+	if (i < 0)
+		return i;
+	if (i == 1 && !SVMTUNE_KFD_HAS_WINDOW)
 		return -EINVAL;
-	if (sysfs_streq(buf, "range"))
-		WRITE_ONCE(svmtune_kfd_filter_per_window, false);
-	else if (sysfs_streq(buf, "window") && SVMTUNE_KFD_HAS_WINDOW)
-		WRITE_ONCE(svmtune_kfd_filter_per_window, true);
-	else
-		return -EINVAL;
+	WRITE_ONCE(svmtune_kfd_filter_per_window, i == 1);
 	return count;
 }
 static struct kobj_attribute retry_filter_attr = __ATTR_RW_MODE(retry_filter, 0644);
@@ -480,20 +497,14 @@ static ssize_t contiguous_vram_store(struct kobject *kobj,
 				     struct kobj_attribute *attr,
 				     const char *buf, size_t count)
 {
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	/* A NUL inside what was written would cut the word short. */
-	if (memchr(buf, '\0', count))
-		return -EINVAL;
-	if (sysfs_streq(buf, "off")) {
-		WRITE_ONCE(svmtune_kfd_contiguous_vram, false);
-		return count;
-	}
-	if (!sysfs_streq(buf, "on"))
-		return -EINVAL;
-	if (!SVMTUNE_KFD_HAS_CONTIGUOUS_WISH)
+	static const char * const words[] = { "off", "on" };
+	int i = svmtune_kfd_store_word(buf, count, words, ARRAY_SIZE(words));
+
+	if (i < 0)
+		return i;
+	if (i == 1 && !SVMTUNE_KFD_HAS_CONTIGUOUS_WISH)
 		return -EOPNOTSUPP;
-	WRITE_ONCE(svmtune_kfd_contiguous_vram, true);
+	WRITE_ONCE(svmtune_kfd_contiguous_vram, i == 1);
 	return count;
 }
 static struct kobj_attribute contiguous_vram_attr = __ATTR_RW_MODE(contiguous_vram, 0644);

@@ -64,6 +64,26 @@ unload_bed() { # PHASE
 	rmmod amdgpu || fail "$1:unload" "rmmod of the KFD test bed failed"
 }
 
+# One phase on one GPU with 64 MiB of VRAM: load the test bed, then
+# svmtune's MODULES, run "kfdbed_test PHASE", unload both.
+svmtune_phase() { # PHASE MODULES...
+	phase=$1
+	shift
+	load_bed "$phase" num_gpus=1 vram_mb=64 || return
+	loaded=1
+	for m in "$@"; do
+		modprobe "$m" || { loaded=0; break; }
+	done
+	if [ $loaded = 1 ]; then
+		"$test" "$phase" >/tmp/kfdbed.out 2>&1
+		results "$phase" /tmp/kfdbed.out $?
+	else
+		fail "$phase:load" "modprobe $* failed"
+	fi
+	unload_bed "$phase"
+	unload_svmtune
+}
+
 if ! modprobe ttm || ! modprobe drm_exec; then
 	fail load:dependencies "modprobe ttm drm_exec failed"
 	exit 1
@@ -362,16 +382,7 @@ fi
 # 5b'. svmtune's decisions on KFD's real fault paths: the engine's window
 #      for GPU and CPU faults, a migration declined for a range preferring
 #      another device (svmtune_emu0), svmtune's policy as KFD's attributes.
-if load_bed policy num_gpus=1 vram_mb=64; then
-	if modprobe svmtune_kfd && modprobe svmtune_emu; then
-		"$test" policy >/tmp/kfdbed.out 2>&1
-		results policy /tmp/kfdbed.out $?
-	else
-		fail policy:load "modprobe svmtune_kfd svmtune_emu failed"
-	fi
-	unload_bed policy
-	unload_svmtune
-fi
+svmtune_phase policy svmtune_kfd svmtune_emu
 
 # 5b'''. 128 threads CPU-fault on VRAM at once: every fault followed.
 if load_bed concurrent num_gpus=1 vram_mb=64; then
@@ -387,30 +398,12 @@ fi
 
 # 5b''''. Density prefetch on KFD's fault path: 64 KiB windows grow as a
 #         block fills (svmtune_kfd reports what KFD moved).
-if load_bed prefetch num_gpus=1 vram_mb=64; then
-	if modprobe svmtune_kfd; then
-		"$test" prefetch >/tmp/kfdbed.out 2>&1
-		results prefetch /tmp/kfdbed.out $?
-	else
-		fail prefetch:load "modprobe svmtune_kfd failed"
-	fi
-	unload_bed prefetch
-	unload_svmtune
-fi
+svmtune_phase prefetch svmtune_kfd
 
 # 5b''''''. contiguous_vram on KFD's own BO creation: VRAM laid out with
 #            one unaligned 1 MiB run; the range's PTE fragments without
 #            and with the flag, and amdgpu's fallback when no run is free.
-if load_bed contig num_gpus=1 vram_mb=64; then
-	if modprobe svmtune_kfd; then
-		"$test" contig >/tmp/kfdbed.out 2>&1
-		results contig /tmp/kfdbed.out $?
-	else
-		fail contig:load "modprobe svmtune_kfd failed"
-	fi
-	unload_bed contig
-	unload_svmtune
-fi
+svmtune_phase contig svmtune_kfd
 
 # 5c. Bad input to the test bed itself: module parameters out of range
 #     refuse the load (EINVAL, nothing left loaded), and its ioctls refuse
@@ -436,29 +429,11 @@ fi
 # 5b'''''. Thrashing on KFD's fault paths: a GPU read / CPU write
 #          ping-pong is detected from what svmtune_kfd reports, and the
 #          pinned chunk's migration declined.
-if load_bed thrash num_gpus=1 vram_mb=64; then
-	if modprobe svmtune_kfd; then
-		"$test" thrash >/tmp/kfdbed.out 2>&1
-		results thrash /tmp/kfdbed.out $?
-	else
-		fail thrash:load "modprobe svmtune_kfd failed"
-	fi
-	unload_bed thrash
-	unload_svmtune
-fi
+svmtune_phase thrash svmtune_kfd
 
 # 5b''. A running process's existing KFD range retuned: the operator's
 #       granularity, the process's per-range granularity and location.
-if load_bed retune num_gpus=1 vram_mb=64; then
-	if modprobe svmtune_kfd && modprobe svmtune_emu; then
-		"$test" retune >/tmp/kfdbed.out 2>&1
-		results retune /tmp/kfdbed.out $?
-	else
-		fail retune:load "modprobe svmtune_kfd svmtune_emu failed"
-	fi
-	unload_bed retune
-	unload_svmtune
-fi
+svmtune_phase retune svmtune_kfd svmtune_emu
 
 # 5c. A KFD process that never opens /dev/svmtune gets the engine's state:
 #     when svmtune_kfd is loaded after the process opened /dev/kfd (its

@@ -478,6 +478,25 @@ TEST_F(kfd, stats_format)
 	EXPECT_EQ(32, n);
 }
 
+/*
+ * Each of the @n words @bad written to svmtune_kfd's knob @name fails with
+ * EINVAL and leaves it reading @want.
+ */
+static void expect_words_refused(struct __test_metadata *_metadata,
+				 const char *name, const char *const *bad,
+				 unsigned int n, const char *want)
+{
+	char now[96];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(-EINVAL, svmtune_write_sysfs(name, bad[i]))
+		TH_LOG("'%s' accepted", bad[i]);
+		ASSERT_EQ(0, svmtune_read_sysfs(name, now, sizeof(now)));
+		EXPECT_STREQ(want, now);
+	}
+}
+
 /* Whether the running kernel is 6.1 (else 6.12: the two svmtune_kfd builds for). */
 static bool kernel_is_6_1(void)
 {
@@ -542,7 +561,6 @@ TEST_F(kfd, contiguous_vram_knob)
 			"off\n";
 	char path[128], now[96];
 	struct stat st;
-	unsigned int i;
 
 	snprintf(path, sizeof(path), KFD_SYSFS "/contiguous_vram");
 	ASSERT_EQ(0, stat(path, &st));
@@ -550,14 +568,8 @@ TEST_F(kfd, contiguous_vram_knob)
 	ASSERT_EQ(0,
 		  svmtune_read_sysfs("kfd/contiguous_vram", now, sizeof(now)));
 	EXPECT_STREQ(off, now);
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL,
-			  svmtune_write_sysfs("kfd/contiguous_vram", bad[i]))
-		TH_LOG("'%s' accepted", bad[i]);
-		ASSERT_EQ(0, svmtune_read_sysfs("kfd/contiguous_vram", now,
-						sizeof(now)));
-		EXPECT_STREQ(off, now);
-	}
+	expect_words_refused(_metadata, "kfd/contiguous_vram", bad,
+			     ARRAY_SIZE(bad), off);
 	if (kernel_is_6_1()) {
 		EXPECT_EQ(-EOPNOTSUPP,
 			  svmtune_write_sysfs("kfd/contiguous_vram", "on"));
@@ -679,7 +691,6 @@ TEST_F(kfd, retry_filter_knob)
 					   "window range", "\n" };
 	char path[128], was[64], now[64];
 	struct stat st;
-	unsigned int i;
 
 	snprintf(path, sizeof(path), KFD_SYSFS "/retry_filter");
 	ASSERT_EQ(0, stat(path, &st));
@@ -688,14 +699,8 @@ TEST_F(kfd, retry_filter_knob)
 	EXPECT_STREQ(kernel_is_6_1() ? "range (this KFD maps whole ranges)\n" :
 				       "window\n",
 		     was);
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL,
-			  svmtune_write_sysfs("kfd/retry_filter", bad[i]))
-		TH_LOG("'%s' accepted", bad[i]);
-		ASSERT_EQ(0, svmtune_read_sysfs("kfd/retry_filter", now,
-						sizeof(now)));
-		EXPECT_STREQ(was, now);
-	}
+	expect_words_refused(_metadata, "kfd/retry_filter", bad,
+			     ARRAY_SIZE(bad), was);
 	EXPECT_EQ(0, svmtune_write_sysfs("kfd/retry_filter", "range\n"));
 	if (!kernel_is_6_1()) {
 		ASSERT_EQ(0, svmtune_read_sysfs("kfd/retry_filter", now,

@@ -334,9 +334,8 @@ static u64 kfdbed_vram_hold_span(struct gpu_buddy *mm, u64 start, u64 end,
 		return end - start;
 	if (end - start == PAGE_SIZE || fatal_signal_pending(current))
 		return 0;
+	/* At least two pages here: each half has one. */
 	mid = start + round_down((end - start) / 2, PAGE_SIZE);
-	if (mid == start)
-		mid += PAGE_SIZE;
 	return kfdbed_vram_hold_span(mm, start, mid, blocks) +
 	       kfdbed_vram_hold_span(mm, mid, end, blocks);
 }
