@@ -951,6 +951,64 @@ TEST_F(emu, adaptive_stays_small_on_sparse_access)
 	EXPECT_LT(total, self->size / PAGE / 4);
 }
 
+/*
+ * Sparse evidence is shared by a range's blocks, sequential evidence is
+ * not. Blocks B and C each take one fault (64 KiB windows, the start),
+ * and C's window is then used whole; sparse faults in block A shrink A's
+ * window to 4 KiB. B's next fault, sparse, takes A's 4 KiB at once (before,
+ * its own 64 KiB: 16 pages); C's next fault, at the end of the window the
+ * GPU used, grows C's own window eight times (112 pages, the rest of
+ * 512 KiB), not A's. Every byte read is checked.
+ */
+TEST_F(emu, adaptive_shares_sparse_windows_across_blocks)
+{
+	char *a = self->buf, *b = self->buf + 2 * MIB, *c = self->buf + 4 * MIB;
+	struct svmtune_emu_access out;
+	unsigned long off, i;
+	char page[PAGE];
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	fill_reference(self->buf, self->tmp, self->size, 28);
+
+	ASSERT_EQ(0,
+		  gpu_access(self->fd, b, PAGE, page, SVMTUNE_EMU_READ, &out));
+	ASSERT_EQ(0, memcmp(page, self->tmp + 2 * MIB, PAGE));
+	EXPECT_EQ(16, out.migrated);
+	for (off = 0; off < 64 * KIB; off += PAGE) {
+		ASSERT_EQ(0, gpu_access(self->fd, c + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + 4 * MIB + off, PAGE));
+	}
+	/* One page in each 128 KiB of A, until A's windows are one page. */
+	for (i = 0; i < 16; i++) {
+		off = i * 128 * KIB + 4 * PAGE;
+		ASSERT_EQ(0, gpu_access(self->fd, a + off, PAGE, page,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, memcmp(page, self->tmp + off, PAGE));
+		ASSERT_EQ(1, out.faults);
+		if (out.migrated == 1)
+			break;
+	}
+	ASSERT_GT(16, i) TH_LOG("A's windows never shrank to one page");
+
+	off = 1 * MIB + 8 * PAGE;
+	ASSERT_EQ(0, gpu_access(self->fd, b + off, PAGE, page, SVMTUNE_EMU_READ,
+				&out));
+	ASSERT_EQ(0, memcmp(page, self->tmp + 2 * MIB + off, PAGE));
+	EXPECT_EQ(1, out.faults);
+	EXPECT_EQ(1, out.migrated);
+
+	ASSERT_EQ(0, gpu_access(self->fd, c + 64 * KIB, PAGE, page,
+				SVMTUNE_EMU_READ, &out));
+	ASSERT_EQ(0, memcmp(page, self->tmp + 4 * MIB + 64 * KIB, PAGE));
+	EXPECT_EQ(1, out.faults);
+	EXPECT_EQ(128 - 16, out.migrated);
+	EXPECT_EQ(0, memcmp(self->tmp, self->buf, self->size));
+}
+
 static void set_prefetch(struct __test_metadata *_metadata, const char *gran,
 			 const char *threshold)
 {
