@@ -152,18 +152,23 @@ static int kfdsvm_location(struct kfdsvm_ctx *ctx, int dev, uint32_t *loc)
 }
 
 /**
- * kfdsvm_malloc_managed() - memory every GPU and the CPU may use
+ * kfdsvm_malloc_managed_aligned() - kfdsvm_malloc_managed(), aligned more
  * @ctx: the process's context
  * @size: bytes
+ * @align: the alignment of the start: a power of two, at least 2 MiB
  *
- * Anonymous memory aligned to 2 MiB (as the HIP runtime aligns large
- * allocations, so that KFD's 2 MiB granularity blocks and VRAM's buddy
- * blocks line up), registered with KFD as accessible by every GPU. Pages
- * start in system memory and move on first touch.
+ * KFD splits a registered range at multiples of 1/32 of the smallest
+ * GPU's VRAM, from 2 MiB to 1 GiB (svm_range_split_new(),
+ * max_svm_range_pages: 1 GiB on an MI300X, 8 MiB on the test bed's
+ * 256 MiB), so where an allocation starts decides whether KFD (and the
+ * policy engine, which follows KFD's ranges) sees it as one range or two.
+ * Aligned to its size (a power of two no larger than that limit), it is
+ * one range, as on an MI300X.
  *
- * Return: the memory, or NULL with errno set.
+ * Return: the memory, or NULL with errno set (EINVAL for a bad @align).
  */
-void *kfdsvm_malloc_managed(struct kfdsvm_ctx *ctx, size_t size)
+void *kfdsvm_malloc_managed_aligned(struct kfdsvm_ctx *ctx, size_t size,
+				    size_t align)
 {
 	struct kfd_ioctl_svm_attribute attrs[KFDSVM_MAX_GPUS];
 	size_t len = (size + KFDSVM_ALIGN - 1) & ~(KFDSVM_ALIGN - 1);
@@ -172,19 +177,20 @@ void *kfdsvm_malloc_managed(struct kfdsvm_ctx *ctx, size_t size)
 	char *raw;
 	int err;
 
-	if (!size || len < size) {
+	if (!size || len < size || align < KFDSVM_ALIGN ||
+	    (align & (align - 1)) || len + align < len) {
 		errno = EINVAL;
 		return NULL;
 	}
-	raw = mmap(NULL, len + KFDSVM_ALIGN, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED)
 		return NULL;
 	/* Keep the aligned part, give back the rest. */
-	start = ((uintptr_t)raw + KFDSVM_ALIGN - 1) & ~(KFDSVM_ALIGN - 1);
+	start = ((uintptr_t)raw + align - 1) & ~(align - 1);
 	if (start != (uintptr_t)raw)
 		munmap(raw, start - (uintptr_t)raw);
-	munmap((char *)start + len, (uintptr_t)raw + KFDSVM_ALIGN - start);
+	munmap((char *)start + len, (uintptr_t)raw + align - start);
 
 	for (i = 0; i < ctx->num_gpus; i++) {
 		attrs[i].type = KFD_IOCTL_SVM_ATTR_ACCESS;
@@ -198,6 +204,23 @@ void *kfdsvm_malloc_managed(struct kfdsvm_ctx *ctx, size_t size)
 		return NULL;
 	}
 	return (void *)start;
+}
+
+/**
+ * kfdsvm_malloc_managed() - memory every GPU and the CPU may use
+ * @ctx: the process's context
+ * @size: bytes
+ *
+ * Anonymous memory aligned to 2 MiB (as the HIP runtime aligns large
+ * allocations, so that KFD's 2 MiB granularity blocks and VRAM's buddy
+ * blocks line up), registered with KFD as accessible by every GPU. Pages
+ * start in system memory and move on first touch.
+ *
+ * Return: the memory, or NULL with errno set.
+ */
+void *kfdsvm_malloc_managed(struct kfdsvm_ctx *ctx, size_t size)
+{
+	return kfdsvm_malloc_managed_aligned(ctx, size, KFDSVM_ALIGN);
 }
 
 /* Give back what kfdsvm_malloc_managed() gave; KFD drops its ranges. */

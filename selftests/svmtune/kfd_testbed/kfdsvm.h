@@ -74,6 +74,8 @@ struct kfdbed_info_args kfdsvm_info(int bed);
 int kfdsvm_open(struct kfdsvm_ctx *ctx);
 void kfdsvm_close(struct kfdsvm_ctx *ctx);
 void *kfdsvm_malloc_managed(struct kfdsvm_ctx *ctx, size_t size);
+void *kfdsvm_malloc_managed_aligned(struct kfdsvm_ctx *ctx, size_t size,
+				    size_t align);
 int kfdsvm_free(struct kfdsvm_ctx *ctx, void *p, size_t size);
 int kfdsvm_advise(struct kfdsvm_ctx *ctx, void *p, size_t size,
 		  enum kfdsvm_advice advice, int dev);
