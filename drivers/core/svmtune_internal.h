@@ -47,6 +47,7 @@ struct svmtune_policy {
  *	device fault (which starts it, or continues the block below)
  * @seq: consecutive faults that continued the previous window
  * @sparse: consecutive faults that did not
+ * @grown: the window grew on faults that continued it (a stream was here)
  * @next: end of the previous window; a fault there is sequential
  * @last_window: size of the previous window in pages, to judge waste
  */
@@ -54,6 +55,7 @@ struct svmtune_adaptive {
 	u8 shift;
 	u8 seq;
 	u8 sparse;
+	bool grown;
 	unsigned long next;
 	unsigned long last_window;
 };
@@ -67,6 +69,9 @@ struct svmtune_adaptive {
  * @ad_hint: adaptive mode: the window a block of the range last had (log2
  *	bytes; 0 none), where a new block of the range starts, so that a
  *	sparse pattern learnt in one block is not learnt again in each
+ * @ad_sparse: adaptive mode: the smallest window two sparse faults in a
+ *	row brought a block of the range to (log2 bytes; 0 none), where the
+ *	next block to fault sparsely twice in a row goes at once
  * @counters: what happened in it, SVMTUNE_CNT_* order
  *
  * Protected by the owning svmtune_mm's lock.
@@ -77,6 +82,7 @@ struct svmtune_range {
 	unsigned long end;
 	struct svmtune_policy pol;
 	u8 ad_hint;
+	u8 ad_sparse;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 };
 

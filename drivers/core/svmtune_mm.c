@@ -178,6 +178,7 @@ static void svmtune_range_split(struct svmtune_mm *smm,
 	new->end = range->end;
 	new->pol = range->pol;
 	new->ad_hint = range->ad_hint;
+	new->ad_sparse = range->ad_sparse;
 	memset(new->counters, 0, sizeof(new->counters));
 	range->end = at;
 	svmtune_range_insert(smm, new);

@@ -75,10 +75,11 @@ unsigned int svmtune_fragment_cap = 30;
  * the window SVMTUNE_ADAPTIVE_JUMP steps larger (64 KiB to 512 KiB to
  * 2 MiB: a stream costs three faults in its first block, not eight); where
  * use is unknown (svmtune_kfd), two such faults in a row double it. Two
- * faults in a row elsewhere in the block (sparse access) halve it; a
- * window of which at least half left the device untouched (waste) halves
- * it too. State per block, not per range, so that streams in different
- * blocks of one range do not break each other's streaks.
+ * faults in a row elsewhere in the block (sparse access) halve it, or
+ * bring it to the smallest window such faults brought a block of the
+ * range to; a window of which at least half left the device untouched
+ * (waste) halves it too. State per block, not per range, so that streams
+ * in different blocks of one range do not break each other's streaks.
  *
  * A block of which the device used SVMTUNE_ADAPTIVE_DENSE_PAGES (1/8) is
  * dense, whatever the order of the faults (dense random access, which no
@@ -413,13 +414,15 @@ svmtune_adaptive_window_use(const struct svmtune_device *dev,
  * the device used at least half of that window, where it reports use;
  * then the window grows SVMTUNE_ADAPTIVE_JUMP steps at once. Where use is
  * unknown, two such faults in a row double it. Any other fault (not a
- * block's first) is sparse: two in a row halve the window, and one takes
- * the range's window at once when that is smaller. Sparse evidence is
- * shared by the range's blocks, sequential evidence is not: random pages
- * over a range fault in every block before any block has learnt its small
- * window alone (make bench's sparse moved 1,132 pages for 489 touched;
- * with the range's window, 782), while a stream in one block never takes
- * a small window from another (its faults are sequential).
+ * block's first) is sparse: two in a row halve the window, or bring it to
+ * the smallest window such a pair brought any block of the range to
+ * (range->ad_sparse), when that is smaller. A block whose window never
+ * grew on sequential faults takes that window at its first sparse fault:
+ * random pages over a range fault in every block before any block has
+ * learnt its small window alone (make bench's sparse moved 1,132 pages
+ * for 489 touched, now 789). A block a stream grew keeps its window for
+ * one fault out of place (a stream starting again where the CPU took its
+ * pages back, or faults out of order) and needs two in a row.
  */
 static void svmtune_adaptive_fault(const struct svmtune_device *dev,
 				   struct svmtune_mm *smm,
@@ -456,22 +459,34 @@ static void svmtune_adaptive_fault(const struct svmtune_device *dev,
 		ad->seq = 0;
 		ad->shift = min_t(unsigned int, hi,
 				  ad->shift + SVMTUNE_ADAPTIVE_JUMP);
+		ad->grown = true;
 	} else if (use == SVMTUNE_WINDOW_USE_UNKNOWN) {
 		ad->sparse = 0;
 		if (++ad->seq >= SVMTUNE_ADAPTIVE_STREAK) {
 			ad->seq = 0;
-			if (ad->shift < hi)
+			if (ad->shift < hi) {
 				ad->shift++;
+				ad->grown = true;
+			}
 		}
 	} else if (ad->next) {
 		ad->seq = 0;
-		if (range && range->ad_hint && range->ad_hint < ad->shift) {
-			ad->shift = range->ad_hint;
-			ad->sparse = 0;
-		} else if (++ad->sparse >= SVMTUNE_ADAPTIVE_STREAK) {
+		if (++ad->sparse >= SVMTUNE_ADAPTIVE_STREAK) {
 			ad->sparse = 0;
 			if (ad->shift > lo)
 				ad->shift--;
+			/* Sparse here too: what the range's blocks learnt. */
+			if (range) {
+				if (range->ad_sparse &&
+				    range->ad_sparse < ad->shift)
+					ad->shift = range->ad_sparse;
+				range->ad_sparse = ad->shift;
+			}
+		} else if (!ad->grown && range && range->ad_sparse &&
+			   range->ad_sparse < ad->shift) {
+			/* No stream grew this window: no streak to wait for. */
+			ad->sparse = 0;
+			ad->shift = range->ad_sparse;
 		}
 	}
 	/* The bounds may have moved since the last fault. */
