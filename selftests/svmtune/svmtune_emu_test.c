@@ -170,6 +170,21 @@ FIXTURE(emu)
 	struct svmtune_saved_knobs thrash;
 };
 
+/*
+ * The adaptive policy between 4 KiB and 2 MiB, with density prefetch at
+ * @threshold percent (NULL: left as it is).
+ */
+static void set_adaptive(struct __test_metadata *_metadata,
+			 const char *threshold)
+{
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
+	if (threshold)
+		ASSERT_EQ(0,
+			  svmtune_write_sysfs("prefetch_threshold", threshold));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+}
+
 FIXTURE_SETUP(emu)
 {
 	if (geteuid() != 0)
@@ -838,9 +853,7 @@ TEST_F(emu, adaptive_grows_on_sequential_access)
 	unsigned long off, first = 0, last = 0;
 	char page[PAGE];
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, NULL);
 	for (off = 0; off < self->size; off += PAGE) {
 		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
 					SVMTUNE_EMU_READ, &out));
@@ -867,9 +880,7 @@ TEST_F(emu, adaptive_grows_on_a_remote_stream)
 	unsigned long off, faults = 0, last = 0;
 	char page[PAGE];
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, NULL);
 	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, self->size,
 					SVMTUNE_POLICY_ACCESS, 0, 0,
 					SVMTUNE_ACCESS_REMOTE));
@@ -901,9 +912,7 @@ TEST_F(emu, get_policy_reports_the_adaptive_window)
 	char page[PAGE];
 	uint32_t e;
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, NULL);
 	memset(&p, 0, sizeof(p));
 	p.start = (uintptr_t)self->buf;
 	p.size = PAGE;
@@ -936,9 +945,7 @@ TEST_F(emu, adaptive_stays_small_on_sparse_access)
 	unsigned int seed = 7, i;
 	char page[PAGE];
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, NULL);
 	for (i = 0; i < 64; i++) {
 		unsigned long off =
 			(rand_r(&seed) % (self->size / PAGE)) * PAGE;
@@ -981,10 +988,7 @@ TEST_F(emu, adaptive_shares_sparse_windows_across_blocks)
 	unsigned long off, i;
 	char page[PAGE];
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, "0");
 	fill_reference(self->buf, self->tmp, self->size, 28);
 
 	ASSERT_EQ(0,
@@ -1082,9 +1086,7 @@ TEST_F(emu, adaptive_grows_on_two_interleaved_streams)
 	unsigned long off, faults = 0, last_a = 0, last_b = 0;
 	char page[PAGE];
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, NULL);
 	fill_reference(self->buf, self->tmp, self->size, 21);
 	for (off = 0; off < 2 * MIB; off += PAGE) {
 		ASSERT_EQ(0, gpu_access(self->fd, a + off, PAGE, page,
@@ -1136,10 +1138,7 @@ TEST_F(emu, adaptive_jumps_on_a_used_stream)
 	struct svmtune_emu_access out;
 	char page[PAGE];
 
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, "0");
 	fill_reference(self->buf, self->tmp, self->size, 26);
 	for (off = 0; off < self->size; off += PAGE) {
 		ASSERT_EQ(0, gpu_access(self->fd, self->buf + off, PAGE, page,
@@ -1174,10 +1173,7 @@ TEST_F(emu, adaptive_migrates_a_densely_used_block)
 	char page[PAGE];
 
 	shuffled_pages(order, 512, 27);
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
-	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
-	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
-	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	set_adaptive(_metadata, "0");
 	fill_reference(self->buf, self->tmp, self->size, 27);
 	for (i = 0; i < 512; i++) {
 		unsigned long off = (unsigned long)order[i] * PAGE;
