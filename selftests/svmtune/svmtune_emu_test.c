@@ -107,24 +107,6 @@ static int range_stats(int fd, void *addr, struct svmtune_counters *c)
 	return range_stats_all(fd, addr, c, NULL);
 }
 
-/* A 2 MiB-aligned anonymous mapping of @size bytes. */
-static char *map_aligned(unsigned long size)
-{
-	char *p = mmap(NULL, size + 2 * MIB, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *a;
-
-	if (p == MAP_FAILED)
-		return NULL;
-	a = (char *)(((uintptr_t)p + 2 * MIB - 1) & ~(2 * MIB - 1));
-	if (a > p)
-		munmap(p, a - p);
-	munmap(a + size, p + size + 2 * MIB - (a + size));
-	/* Windows are the subject here, not transparent huge pages. */
-	madvise(a, size, MADV_NOHUGEPAGE);
-	return a;
-}
-
 static void fill_pattern(char *buf, unsigned long size, unsigned int seed)
 {
 	unsigned long i;
@@ -196,7 +178,7 @@ FIXTURE_SETUP(emu)
 	self->dev_id = svmtune_device_id(self->ctl, "svmtune_emu0");
 	ASSERT_NE(0, self->dev_id);
 	self->size = 8 * MIB;
-	self->buf = map_aligned(self->size);
+	self->buf = svmtune_map_aligned(self->size);
 	ASSERT_NE(NULL, self->buf);
 	self->tmp = malloc(self->size);
 	self->snap = calloc(self->size / PAGE, sizeof(uint32_t));
@@ -318,7 +300,7 @@ FIXTURE_SETUP(emu_gran)
 		SKIP(return, "sets global knobs: needs root");
 	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->fd, 0);
-	self->buf = map_aligned(4 * MIB);
+	self->buf = svmtune_map_aligned(4 * MIB);
 	ASSERT_NE(NULL, self->buf);
 	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->saved,
 					sizeof(self->saved)));
@@ -602,7 +584,7 @@ TEST_F(emu, munmap_device_resident_frees_vram)
 	di.id = self->dev_id;
 	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
 	EXPECT_EQ(free_before, di.mem_free_bytes);
-	self->buf = map_aligned(self->size); /* for the teardown */
+	self->buf = svmtune_map_aligned(self->size); /* for the teardown */
 	ASSERT_NE(NULL, self->buf);
 }
 
@@ -622,7 +604,7 @@ TEST_F(emu, mremap_device_resident_keeps_data)
 				SVMTUNE_EMU_READ, NULL));
 	EXPECT_EQ(0, memcmp(moved, self->tmp, self->size));
 	munmap(moved, 2 * self->size);
-	self->buf = map_aligned(self->size);
+	self->buf = svmtune_map_aligned(self->size);
 	ASSERT_NE(NULL, self->buf);
 }
 
@@ -688,7 +670,7 @@ TEST_F(emu, device_memory_full_falls_back_to_remote)
 {
 	unsigned long size = 96 * MIB; /* more than the 64 MiB of VRAM */
 	struct svmtune_emu_access out;
-	char *big = map_aligned(size), *data = malloc(size);
+	char *big = svmtune_map_aligned(size), *data = malloc(size);
 
 	/* Eviction off: what does not fit maps remotely. */
 	ASSERT_EQ(0, svmtune_write_sysfs("evict_when_full", "0"));
@@ -715,7 +697,8 @@ TEST_F(emu, oversubscribed_loop_evicts_lru_blocks_and_keeps_data)
 {
 	const unsigned long size = 96 * MIB, n = size / PAGE;
 	struct svmtune_emu_access out;
-	char *big = map_aligned(size), *ref = malloc(size), *got = malloc(size);
+	char *big = svmtune_map_aligned(size), *ref = malloc(size),
+	     *got = malloc(size);
 	uint64_t evicted = 0;
 	unsigned int round;
 
@@ -770,9 +753,9 @@ TEST_F(emu, eviction_takes_unused_blocks_first)
 	free_bytes = svmtune_device_free_bytes(self->ctl, self->dev_id);
 	ASSERT_GE(free_bytes, usize + 2 * MIB);
 	tsize = (free_bytes - usize) & ~(2 * MIB - 1);
-	t = map_aligned(tsize);
-	u = map_aligned(usize);
-	n = map_aligned(nsize);
+	t = svmtune_map_aligned(tsize);
+	u = svmtune_map_aligned(usize);
+	n = svmtune_map_aligned(nsize);
 	got = malloc(tsize);
 	snap = calloc(tsize / PAGE, sizeof(*snap));
 	ASSERT_NE(NULL, t);
@@ -1051,7 +1034,7 @@ TEST_F(emu, adaptive_does_not_grow_on_one_page_per_64k)
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
 	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "2M"));
 	for (pass = 0; pass < 2; pass++) {
-		char *buf = map_aligned(self->size);
+		char *buf = svmtune_map_aligned(self->size);
 
 		ASSERT_NE(NULL, buf);
 		fill_reference(buf, self->tmp, self->size, 50 + pass);
@@ -1366,7 +1349,7 @@ TEST_F(emu, block_state_is_small_and_freed_at_unmap)
 	EXPECT_GT(bytes, 0);
 	ASSERT_EQ(0, svmtune_read_sysfs("blocks", buf, sizeof(buf)));
 	before = strtoul(buf, NULL, 10);
-	p = map_aligned(16 * MIB);
+	p = svmtune_map_aligned(16 * MIB);
 	ASSERT_NE(NULL, p);
 	set_prefetch(_metadata, "4K", "51");
 	for (off = 0; off < 16 * MIB; off += 2 * MIB)
@@ -1412,7 +1395,7 @@ TEST_F(emu, tlb_2m_fragments_cut_misses_over_100x)
 	ASSERT_NE(NULL, snap);
 	fill_pattern(ref, size, 27);
 	for (pass = 0; pass < 2; pass++) {
-		buf[pass] = map_aligned(size);
+		buf[pass] = svmtune_map_aligned(size);
 		ASSERT_NE(NULL, buf[pass]);
 		memcpy(buf[pass], ref, size);
 		set_prefetch(_metadata, pass ? "2M" : "4K", "0");
@@ -1466,8 +1449,8 @@ TEST_F(emu, tlb_flushed_only_when_a_pte_is_cleared)
 	char *buf, *other, *got = malloc(size);
 
 	ASSERT_NE(NULL, got);
-	buf = map_aligned(size);
-	other = map_aligned(size);
+	buf = svmtune_map_aligned(size);
+	other = svmtune_map_aligned(size);
 	ASSERT_NE(NULL, buf);
 	ASSERT_NE(NULL, other);
 	memset(buf, 0x3c, size);
@@ -1612,7 +1595,7 @@ TEST_F(emu, fragment_size_2m_gives_2m_fragments_and_100x_fewer_misses)
 	set_prefetch(_metadata, "4K", "0");
 	ASSERT_EQ(0, svmtune_write_sysfs("fragment_auto", "1"));
 	for (pass = 0; pass < 2; pass++) {
-		char *buf = map_aligned(self->size);
+		char *buf = svmtune_map_aligned(self->size);
 
 		ASSERT_NE(NULL, buf);
 		fill_reference(buf, self->tmp, self->size, 40 + pass);
@@ -1737,7 +1720,7 @@ TEST_F(emu, parallel_faults_in_a_block_share_one_run)
 	ASSERT_EQ(0, svmtune_write_sysfs("fragment_auto", "1"));
 	ASSERT_EQ(0, pthread_barrier_init(&barrier, NULL, 2));
 	for (round = 0; round < 32; round++) {
-		char *buf = map_aligned(self->size);
+		char *buf = svmtune_map_aligned(self->size);
 
 		ASSERT_NE(NULL, buf);
 		fill_reference(buf, self->tmp, self->size, 45 + round);
@@ -2802,11 +2785,11 @@ TEST_F(emu, shared_shmem_and_thp_buffers_served)
 	ASSERT_EQ(0, ftruncate(memfd, size));
 	bufs[1] =
 		mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	bufs[2] = map_aligned(size);
+	bufs[2] = svmtune_map_aligned(size);
 	ASSERT_NE(MAP_FAILED, bufs[0]);
 	ASSERT_NE(MAP_FAILED, bufs[1]);
 	ASSERT_NE(NULL, bufs[2]);
-	/* map_aligned() turns THP off; this one wants it. */
+	/* svmtune_map_aligned() turns THP off; this one wants it. */
 	madvise(bufs[2], size, MADV_HUGEPAGE);
 
 	for (i = 0; i < 3; i++) {

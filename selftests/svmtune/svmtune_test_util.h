@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -38,6 +39,31 @@
 #define SVMTUNE_DEV "/dev/svmtune"
 #define SVMTUNE_SYSFS "/sys/kernel/svmtune"
 #define UNPRIVILEGED_UID 65534
+
+/*
+ * A 2 MiB-aligned anonymous mapping of @size bytes, transparent huge pages
+ * off (windows are the subject of these tests, not THP); NULL on failure.
+ * Tests that count the pages a 2 MiB window moves need it: 6.12 aligns
+ * anonymous mappings of a multiple of 2 MiB to 2 MiB by itself, 6.1 does
+ * not, and there an unaligned buffer's first and last windows reach into
+ * whatever mapping the kernel merged into the same VMA beside it.
+ */
+static inline char *svmtune_map_aligned(unsigned long size)
+{
+	const unsigned long align = 2UL << 20;
+	char *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(align - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + size, p + size + align - (a + size));
+	madvise(a, size, MADV_NOHUGEPAGE);
+	return a;
+}
 
 /* Write @val to the file at @path (truncating it); 0 or -errno. */
 static inline int svmtune_write_file(const char *path, const char *val)
