@@ -1527,6 +1527,7 @@ struct svmtune_emu_tally {
 	u64 migrated;
 	u64 remote;
 	u64 retries;
+	u64 remote_accesses;
 	u64 tlb_hits;
 	u64 tlb_misses;
 	u64 evicted;
@@ -1825,6 +1826,9 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 		first_use = !test_and_set_bit(svmtune_emu_page_index(edev, page),
 					      edev->touched);
 		page = svmtune_emu_backing(page);
+	} else {
+		/* Over the link: what a remote mapping costs per access. */
+		tally->remote_accesses++;
 	}
 	va = kmap_local_page(page);
 	if (write)
@@ -1888,8 +1892,8 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	long ret;
 
 	if (arg->flags || arg->faults || arg->migrated || arg->remote ||
-	    arg->retries || arg->reserved || arg->tlb_hits || arg->tlb_misses ||
-	    arg->evicted)
+	    arg->retries || arg->remote_accesses || arg->tlb_hits ||
+	    arg->tlb_misses || arg->evicted)
 		return -EINVAL;
 	if (arg->op != SVMTUNE_EMU_READ && arg->op != SVMTUNE_EMU_WRITE)
 		return -EINVAL;
@@ -1958,6 +1962,7 @@ static long svmtune_emu_ioctl_access(struct file *file, void *data)
 	arg->migrated = tally.migrated;
 	arg->remote = tally.remote;
 	arg->retries = tally.retries;
+	arg->remote_accesses = tally.remote_accesses;
 	arg->tlb_hits = tally.tlb_hits;
 	arg->tlb_misses = tally.tlb_misses;
 	arg->evicted = tally.evicted;
@@ -2128,7 +2133,7 @@ out_free:
 }
 
 static const struct svmtune_ioctl_desc svmtune_emu_ioctls[] = {
-	SVMTUNE_IOCTL(SVMTUNE_EMU_IOC_ACCESS, struct svmtune_emu_access, reserved,
+	SVMTUNE_IOCTL(SVMTUNE_EMU_IOC_ACCESS, struct svmtune_emu_access, remote_accesses,
 		      svmtune_emu_ioctl_access),
 	SVMTUNE_IOCTL(SVMTUNE_EMU_IOC_MIGRATE, struct svmtune_emu_migrate, reserved,
 		      svmtune_emu_ioctl_migrate),

@@ -302,7 +302,8 @@ static unsigned int changed_cmd(unsigned int cmd, enum how how)
 	case H_SIZE_FIRST:
 		/* Structs that grew after their first version. */
 		if (cmd == SVMTUNE_EMU_IOC_ACCESS)
-			size = offsetofend(struct svmtune_emu_access, reserved);
+			size = offsetofend(struct svmtune_emu_access,
+					   remote_accesses);
 		if (cmd == SVMTUNE_IOC_GET_STATS)
 			size = offsetofend(struct svmtune_stats, reserved);
 		if (how == H_SIZE_SHORT)
@@ -896,8 +897,8 @@ FIXTURE_VARIANT_ADD(uapi, device_reserved_2) {
 FIXTURE_VARIANT_ADD(uapi, device_reserved_3) {
 	I_DEVICE, H_NONE, EINVAL, { M(DI, reserved[3], V_NUM, ~0ULL) }
 };
-FIXTURE_VARIANT_ADD(uapi, access_reserved) {
-	I_ACCESS, H_NONE, EINVAL, { M(EA, reserved, V_NUM, 1) }
+FIXTURE_VARIANT_ADD(uapi, access_remote_accesses) {
+	I_ACCESS, H_NONE, EINVAL, { M(EA, remote_accesses, V_NUM, 1) }
 };
 FIXTURE_VARIANT_ADD(uapi, migrate_reserved_0) {
 	I_MIGRATE, H_NONE, EINVAL, { M(EM, reserved[0], V_NUM, 1) }

@@ -461,6 +461,50 @@ TEST_F(emu, access_remote_never_migrates)
 }
 
 /*
+ * remote_accesses counts each page access served over the link, every
+ * time (a page read twice remotely is two), and none that the device's
+ * own memory served: the benchmark's model charges a remote read per
+ * access, not per page mapped.
+ */
+TEST_F(emu, remote_accesses_count_each_access_over_the_link)
+{
+	struct svmtune_emu_access out;
+	char *want = malloc(4 * MIB);
+
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
+					SVMTUNE_POLICY_ACCESS, 0, 0,
+					SVMTUNE_ACCESS_REMOTE));
+	fill_pattern(self->buf, 4 * MIB, 9);
+	fill_pattern(want, 4 * MIB, 9);
+	/* The first 2 MiB map remotely, the next 2 MiB migrate. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 4 * MIB, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(2 * MIB / PAGE, out.migrated);
+	EXPECT_EQ(2 * MIB / PAGE, out.remote_accesses);
+	EXPECT_EQ(0, memcmp(want, self->tmp, 4 * MIB));
+	/* Again: no fault, and every remote page crosses the link again. */
+	memset(self->tmp, 0, 4 * MIB);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, 4 * MIB, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.faults);
+	EXPECT_EQ(2 * MIB / PAGE, out.remote_accesses);
+	EXPECT_EQ(0, memcmp(want, self->tmp, 4 * MIB));
+	/* The device's own memory only: none. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, 2 * MIB,
+				self->tmp, SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.faults);
+	EXPECT_EQ(0, out.remote_accesses);
+	/* A write over the link counts as well. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, want,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(1, out.remote_accesses);
+	/* The CPU sees it all (the second half comes back from the GPU). */
+	EXPECT_EQ(0, memcmp(want, self->buf, 4 * MIB));
+	free(want);
+}
+
+/*
  * A remote access faults in only the page it touches: a 4 KiB read in an
  * untouched 2 MiB window must not populate (or, for a write, dirty) the
  * other 511 pages of system memory. Pages already present in the window
@@ -810,7 +854,8 @@ TEST_F(emu, eviction_takes_unused_blocks_first)
  */
 TEST_F(emu, access_first_struct_version_still_accepted)
 {
-	const size_t v1 = offsetofend(struct svmtune_emu_access, reserved);
+	const size_t v1 =
+		offsetofend(struct svmtune_emu_access, remote_accesses);
 	unsigned int cmd = _IOC(_IOC_READ | _IOC_WRITE, SVMTUNE_EMU_IOC_MAGIC,
 				_IOC_NR(SVMTUNE_EMU_IOC_ACCESS), v1);
 	struct svmtune_emu_access a;
@@ -1955,10 +2000,10 @@ TEST_F(emu, bad_input_refused)
 	a.size = PAGE;
 	a.ptr = (uintptr_t)page;
 	a.op = SVMTUNE_EMU_READ;
-	a.reserved = 1;
+	a.remote_accesses = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
 	EXPECT_EQ(EINVAL, errno);
-	a.reserved = 0;
+	a.remote_accesses = 0;
 	a.retries = 1; /* output only */
 	EXPECT_EQ(-1, ioctl(self->fd, SVMTUNE_EMU_IOC_ACCESS, &a));
 	EXPECT_EQ(EINVAL, errno);

@@ -114,9 +114,15 @@ static const struct policy policies[] = {
 #define AUTOMATIC 7 /* adapt-all: svmtune with everything on */
 #define ADVISED (NPOLICIES - 1)
 
+/* What a workload's GPU accesses were, in 4 KiB pages. */
+struct gpu_use {
+	unsigned long reads; /* pages the GPU read */
+	unsigned long remote; /* page accesses served over the link */
+};
+
 struct result {
 	double ms;
-	unsigned long gpu_reads; /* 4 KiB pages the GPU read */
+	struct gpu_use use;
 	struct svmtune_counters c;
 };
 
@@ -129,7 +135,7 @@ struct model {
 	double fault_us; /* GPU retry fault served, migration excluded */
 	double cpu_fault_us; /* CPU fault on device memory, copy excluded */
 	double link_gbs; /* host link, each way (PCIe 5.0 x16) */
-	double remote_page_us; /* a GPU read of a 4 KiB page over the link */
+	double remote_page_us; /* a GPU access of a 4 KiB page over the link */
 	double tlb_miss_us; /* a GPU page walk */
 	double hbm_gbs; /* the GPU reading its own memory */
 };
@@ -185,12 +191,15 @@ static int model_from_env(void)
 static double model_ms(const struct result *r)
 {
 	double bytes = r->c.bytes_to_device + r->c.bytes_to_system;
+	/* Reads the device's own memory served (remote ones go the link). */
+	double local_reads =
+		r->use.reads > r->use.remote ? r->use.reads - r->use.remote : 0;
 	double us = r->c.gpu_faults * model.fault_us +
 		    r->c.cpu_faults * model.cpu_fault_us +
 		    bytes / (model.link_gbs * 1e3) +
-		    r->c.remote_pages * model.remote_page_us +
+		    r->use.remote * model.remote_page_us +
 		    r->c.tlb_misses * model.tlb_miss_us +
-		    r->gpu_reads * PAGE / (model.hbm_gbs * 1e3);
+		    local_reads * PAGE / (model.hbm_gbs * 1e3);
 
 	return us / 1e3;
 }
@@ -216,17 +225,31 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* A GPU read of [@addr, @addr + @size), counted in pages; 0 or -errno. */
-static int gpu_read(int emu, char *addr, unsigned long size, char *tmp,
-		    unsigned long *reads)
+/* A GPU access of [@addr, @addr + @size), counted in @use; 0 or -errno. */
+static int gpu_access(int emu, char *addr, unsigned long size, char *tmp,
+		      unsigned int op, struct gpu_use *use)
 {
-	*reads += size / PAGE;
-	return svmtune_tool_gpu_access(emu, addr, size, tmp, SVMTUNE_EMU_READ);
+	struct svmtune_emu_access a = { 0 };
+	int ret;
+
+	ret = svmtune_tool_gpu_access_counted(emu, addr, size, tmp, op, &a);
+	if (ret)
+		return ret;
+	if (op == SVMTUNE_EMU_READ)
+		use->reads += size / PAGE;
+	use->remote += a.remote_accesses;
+	return 0;
+}
+
+static int gpu_read(int emu, char *addr, unsigned long size, char *tmp,
+		    struct gpu_use *use)
+{
+	return gpu_access(emu, addr, size, tmp, SVMTUNE_EMU_READ, use);
 }
 
 /* @n interleaved streams over equal parts of [@buf, @buf + @size). */
 static int streams(int emu, char *buf, unsigned long size, unsigned int n,
-		   char *tmp, unsigned long *reads)
+		   char *tmp, struct gpu_use *use)
 {
 	unsigned long part = size / n, off;
 	unsigned int s;
@@ -235,7 +258,7 @@ static int streams(int emu, char *buf, unsigned long size, unsigned int n,
 	for (off = 0; off < part && !ret; off += PAGE)
 		for (s = 0; s < n && !ret; s++)
 			ret = gpu_read(emu, buf + s * part + off, PAGE, tmp,
-				       reads);
+				       use);
 	return ret;
 }
 
@@ -244,7 +267,7 @@ static int streams(int emu, char *buf, unsigned long size, unsigned int n,
  * (2 MiB) for the data; 0 or -errno.
  */
 static int workload(int emu, const char *name, char *buf, unsigned long size,
-		    char *tmp, unsigned long *reads)
+		    char *tmp, struct gpu_use *use)
 {
 	unsigned long i, npages = size / PAGE, half = size / 2;
 	unsigned int seed = 7;
@@ -252,11 +275,11 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 
 	if (!strcmp(name, "stream")) {
 		for (i = 0; i < size && !ret; i += PAGE)
-			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 	} else if (!strcmp(name, "streams2")) {
-		ret = streams(emu, buf, size, 2, tmp, reads);
+		ret = streams(emu, buf, size, 2, tmp, use);
 	} else if (!strcmp(name, "streams8")) {
-		ret = streams(emu, buf, size, 8, tmp, reads);
+		ret = streams(emu, buf, size, 8, tmp, use);
 	} else if (!strcmp(name, "random")) {
 		unsigned long *order = malloc(npages * sizeof(*order)), j, t;
 
@@ -272,50 +295,49 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 		}
 		for (i = 0; i < npages && !ret; i++)
 			ret = gpu_read(emu, buf + order[i] * PAGE, PAGE, tmp,
-				       reads);
+				       use);
 		free(order);
 	} else if (!strcmp(name, "sparse")) {
 		for (i = 0; i < sparse_pages && !ret; i++)
 			ret = gpu_read(emu,
 				       buf + (rand_r(&seed) % npages) * PAGE,
-				       PAGE, tmp, reads);
+				       PAGE, tmp, use);
 	} else if (!strcmp(name, "stride")) {
 		for (i = 0; i < size && !ret; i += 256 * 1024)
-			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 	} else if (!strcmp(name, "tlb")) {
 		for (i = 0; i < size && !ret; i += 2 * MIB)
-			ret = gpu_read(emu, buf + i, 2 * MIB, tmp, reads);
+			ret = gpu_read(emu, buf + i, 2 * MIB, tmp, use);
 		for (r = 0; r < tlb_passes && !ret; r++)
 			for (i = 0; i < size && !ret; i += 64 * 1024)
-				ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+				ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 	} else if (!strcmp(name, "stencil")) {
 		for (i = 0; i < half && !ret; i += PAGE) {
 			unsigned long lo = i ? i - PAGE : 0;
 			unsigned long hi = i + PAGE < half ? i + 2 * PAGE :
 							     half;
 
-			ret = gpu_read(emu, buf + lo, hi - lo, tmp, reads);
+			ret = gpu_read(emu, buf + lo, hi - lo, tmp, use);
 			if (!ret)
-				ret = svmtune_tool_gpu_access(
-					emu, buf + half + i, PAGE, tmp,
-					SVMTUNE_EMU_WRITE);
+				ret = gpu_access(emu, buf + half + i, PAGE, tmp,
+						 SVMTUNE_EMU_WRITE, use);
 		}
 	} else if (!strcmp(name, "spmv")) {
 		for (i = 0; i < half && !ret; i += PAGE) {
-			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 			for (r = 0; r < 4 && !ret; r++)
 				ret = gpu_read(emu,
 					       buf + half +
 						       (rand_r(&seed) %
 							(half / PAGE)) *
 							       PAGE,
-					       PAGE, tmp, reads);
+					       PAGE, tmp, use);
 		}
 	} else if (!strcmp(name, "oversub")) {
 		for (r = 0; r < 2; r++)
 			for (i = 0; i < size && !ret; i += 64 * 1024)
 				ret = gpu_read(emu, buf + i, 64 * 1024, tmp,
-					       reads);
+					       use);
 	} else if (!strcmp(name, "prefetched")) {
 		struct svmtune_emu_migrate m;
 
@@ -326,15 +348,15 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 		if (ioctl(emu, SVMTUNE_EMU_IOC_MIGRATE, &m))
 			return -errno;
 		for (i = 0; i < size && !ret; i += PAGE)
-			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 	} else if (!strcmp(name, "sparse64k")) {
 		for (i = 0; i < size && !ret; i += 64 * 1024)
-			ret = gpu_read(emu, buf + i, PAGE, tmp, reads);
+			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 	} else {
 		for (r = 0; r < pingpong_rounds && !ret; r++)
 			for (i = 0; i < pingpong_pages && !ret; i++) {
 				ret = gpu_read(emu, buf + i * 2 * MIB, PAGE,
-					       tmp, reads);
+					       tmp, use);
 				buf[i * 2 * MIB] = (char)r;
 			}
 	}
@@ -383,8 +405,8 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 		return -EIO;
 	}
 	t0 = now_ms();
-	res->gpu_reads = 0;
-	ret = workload(emu, name, buf, size, tmp, &res->gpu_reads);
+	memset(&res->use, 0, sizeof(res->use));
+	ret = workload(emu, name, buf, size, tmp, &res->use);
 	res->ms = now_ms() - t0;
 	if (!ret && svmtune_tool_counters(ctl, &after))
 		ret = -EIO;
@@ -397,7 +419,7 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 
 struct row {
 	double ms, time_x, mib, bytes_x, model_ms, model_x;
-	unsigned long long faults, pages_to_gpu, remote, thrash;
+	unsigned long long faults, pages_to_gpu, remote, remote_acc, thrash;
 };
 
 static struct row make_row(const struct result *r, const struct result *base)
@@ -412,6 +434,7 @@ static struct row make_row(const struct result *r, const struct result *base)
 		.faults = r->c.gpu_faults + r->c.cpu_faults,
 		.pages_to_gpu = r->c.pages_to_device,
 		.remote = r->c.remote_pages,
+		.remote_acc = r->use.remote,
 		.thrash = r->c.thrashing_detected,
 		.model_ms = model_ms(r),
 		.model_x = model_ms(base) > 0 ? model_ms(r) / model_ms(base) :
@@ -425,8 +448,8 @@ static void print_row(FILE *f, const char *fmt, const char *w, const char *p,
 		      const struct row *r)
 {
 	fprintf(f, fmt, w, p, r->ms, r->time_x, r->faults, r->pages_to_gpu,
-		r->mib, r->bytes_x, r->remote, r->thrash, r->model_ms,
-		r->model_x);
+		r->mib, r->bytes_x, r->remote, r->remote_acc, r->thrash,
+		r->model_ms, r->model_x);
 }
 
 /* The index of workload @name in @workloads. */
@@ -456,7 +479,7 @@ static void print_uvm_ratios(const char *const *workloads, unsigned int n,
 		&all[workload_index(workloads, n, "sparse64k")][AUTOMATIC];
 	const struct result *pp = all[workload_index(workloads, n, "pingpong")];
 	double moved = sparse->c.bytes_to_device + sparse->c.bytes_to_system;
-	double touched = (double)sparse->gpu_reads * PAGE;
+	double touched = (double)sparse->use.reads * PAGE;
 	double thr = model_ms(stream) > 0 ? model_ms(pre) / model_ms(stream) :
 					    0;
 	double adv = model_ms(&pp[ADVISED]);
@@ -473,7 +496,7 @@ static void print_uvm_ratios(const char *const *workloads, unsigned int n,
 }
 
 static const char *const columns =
-	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,thrashing_detected,model_ms,model_x";
+	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,remote_accesses,thrashing_detected,model_ms,model_x";
 
 /*
  * --overhead LOG2: the engine's cost on the fault path. With svmtune_emu
@@ -761,8 +784,8 @@ int main(int argc, char **argv)
 	printf("Model (MI300X-class, Documentation/benchmarks.rst): GPU fault %g us, CPU fault %g us, link %g GB/s, remote page %g us, TLB miss %g us, HBM %g GB/s.\n\n",
 	       model.fault_us, model.cpu_fault_us, model.link_gbs,
 	       model.remote_page_us, model.tlb_miss_us, model.hbm_gbs);
-	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | thrashing | model ms | model x |\n");
-	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | remote accesses | thrashing | model ms | model x |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (w = 0; w < ARRAY_SIZE(workloads) && !ret; w++) {
 		int pingpong = !strcmp(workloads[w], "pingpong");
 
@@ -786,7 +809,7 @@ int main(int argc, char **argv)
 			rows[w][p] = make_row(&res[p], &res[BASELINE]);
 			print_row(
 				stdout,
-				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu | %.3f | %.2f |\n",
+				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu | %llu | %.3f | %.2f |\n",
 				workloads[w], policies[p].name, &rows[w][p]);
 		}
 	}
@@ -800,7 +823,7 @@ int main(int argc, char **argv)
 				    !strcmp(workloads[w], "pingpong"))
 					print_row(
 						stdout,
-						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu,%.4f,%.4f\n",
+						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu,%llu,%.4f,%.4f\n",
 						workloads[w], policies[p].name,
 						&rows[w][p]);
 		printf("--- end csv\n");

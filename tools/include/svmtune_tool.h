@@ -83,10 +83,13 @@ static inline int svmtune_tool_counters(int ctl, struct svmtune_counters *c)
 /*
  * The emulated GPU reads (@op SVMTUNE_EMU_READ) [@addr, @addr + @size)
  * into @buf, or writes it from @buf (SVMTUNE_EMU_WRITE); 0 or -errno.
+ * @out, if not NULL, gets the ioctl's counts (faults, pages migrated,
+ * remote accesses...).
  */
-static inline int svmtune_tool_gpu_access(int emu, const char *addr,
-					  unsigned long size, char *buf,
-					  unsigned int op)
+static inline int
+svmtune_tool_gpu_access_counted(int emu, const char *addr, unsigned long size,
+				char *buf, unsigned int op,
+				struct svmtune_emu_access *out)
 {
 	struct svmtune_emu_access a;
 
@@ -95,7 +98,19 @@ static inline int svmtune_tool_gpu_access(int emu, const char *addr,
 	a.size = size;
 	a.ptr = (uintptr_t)buf;
 	a.op = op;
-	return ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a) ? -errno : 0;
+	if (ioctl(emu, SVMTUNE_EMU_IOC_ACCESS, &a))
+		return -errno;
+	if (out)
+		*out = a;
+	return 0;
+}
+
+/* svmtune_tool_gpu_access_counted() without the counts. */
+static inline int svmtune_tool_gpu_access(int emu, const char *addr,
+					  unsigned long size, char *buf,
+					  unsigned int op)
+{
+	return svmtune_tool_gpu_access_counted(emu, addr, size, buf, op, NULL);
 }
 
 /* The emulated GPU reads the page at @addr into @out; 0 or -errno. */

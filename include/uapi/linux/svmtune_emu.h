@@ -36,7 +36,10 @@
  * @retries: out: times a fault's mapping walk started over because pages
  *	of its window changed under it (an invalidation elsewhere in the
  *	address space does not count); must be zero on input
- * @reserved: must be zero
+ * @remote_accesses: out: page accesses (reads or writes) served through
+ *	a remote mapping: by system memory or another device's memory, over
+ *	the link, not by this device's own memory; must be zero on input.
+ *	Formerly "reserved", which had to be zero: same offset and size.
  * @tlb_hits: out: page accesses the context's TLB model translated from a
  *	cached entry (each entry covers one PTE fragment); must be zero on
  *	input. Not in the first version of the struct: a shorter struct
@@ -58,7 +61,7 @@ struct svmtune_emu_access {
 	__u64 migrated;
 	__u64 remote;
 	__u64 retries;
-	__u64 reserved;
+	__u64 remote_accesses;
 	__u64 tlb_hits;
 	__u64 tlb_misses;
 	__u64 evicted;
