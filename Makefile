@@ -60,6 +60,9 @@ stress: modules selftests
 check-alone: modules selftests
 	tools/check-alone
 
+check-6.1:
+	tools/check-kver 6.1
+
 # User-space pieces (the modules are installed by DKMS or modules_install).
 PREFIX ?= /usr/local
 install:
@@ -92,9 +95,10 @@ help:
 	@echo '  bench-smoke        a tiny make bench and a check of its output'"'"'s shape (in make check)'
 	@echo '  stress             the seeded fuzzer, long, in several processes on four small emulated GPUs (STRESS_OPS, STRESS_PROCS, STRESS_SEED)'
 	@echo '  check-alone        every test of the VM suite run on its own, twice (ALONE_ROUNDS), to find order-dependent or flaky tests'
+	@echo '  check-6.1          the test VM suite on the 6.1 test kernel and its amdgpu (builds that kernel once, 30-50 minutes)'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke stress check-alone install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke stress check-alone check-6.1 install install-headers clean help
