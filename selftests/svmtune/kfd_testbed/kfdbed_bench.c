@@ -14,10 +14,13 @@
  *
  * Usage: kfdbed_bench CONFIG [MIB]. CONFIG names the policy in effect (the
  * caller sets it up: tools/bench/kfd-bench); one CSV row per workload:
- *   config,workload,ms,gpu_faults,dropped,pages_to_vram,pages_to_ram,mib_moved
+ *   config,workload,ms,gpu_faults,dropped,pages_to_vram,pages_to_ram,
+ *   mib_moved,remote_accesses
  * from the test bed's counters of GPU 0: faults KFD served, faults it
  * dropped (its 2 ms retry filter, or svmtune_kfd's per window), pages
- * copied each way by the SDMA. Every page the GPU reads is checked.
+ * copied each way by the SDMA; and the page reads the GPU's page table
+ * served from system memory (or a peer's VRAM), over the link, each read
+ * counted. Every page the GPU reads is checked.
  *
  * The buffer is aligned to its size rounded up to a power of two, so that
  * KFD does not split it in two ranges where it crosses a multiple of its
@@ -47,15 +50,20 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Page reads served over the link (system memory, a peer's VRAM). */
+static unsigned long long remote_accesses;
+
 /* GPU 0 reads the page at @p, which must hold @want in every byte. */
 static int read_page(struct kfdsvm_ctx *ctx, unsigned char *p,
 		     unsigned char want)
 {
+	struct kfdbed_access_args a;
 	unsigned char buf[PAGE];
 	size_t i;
 
-	if (kfdsvm_gpu_read(ctx, 0, p, buf, PAGE))
+	if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], p, buf, PAGE, 0, &a))
 		return -errno;
+	remote_accesses += a.sys_pages + a.peer_pages;
 	for (i = 0; i < PAGE; i++)
 		if (buf[i] != want)
 			return -EIO;
@@ -132,6 +140,7 @@ int main(int argc, char **argv)
 		}
 		memset(buf, 0x5a, size);
 		s0 = kfdsvm_info(ctx.bed).gpus[0];
+		remote_accesses = 0;
 		t0 = now_ms();
 		r = workload(&ctx, workloads[w], buf, size);
 		ms = now_ms() - t0;
@@ -144,14 +153,14 @@ int main(int argc, char **argv)
 		}
 		to_vram = s1.pages_to_vram - s0.pages_to_vram;
 		to_ram = s1.pages_to_ram - s0.pages_to_ram;
-		printf("%s,%s,%.3f,%llu,%llu,%llu,%llu,%.3f\n", argv[1],
+		printf("%s,%s,%.3f,%llu,%llu,%llu,%llu,%.3f,%llu\n", argv[1],
 		       workloads[w], ms,
 		       (unsigned long long)(s1.faults_handled -
 					    s0.faults_handled),
 		       (unsigned long long)(s1.faults_unserved -
 					    s0.faults_unserved),
-		       to_vram, to_ram,
-		       (double)(to_vram + to_ram) * PAGE / MIB);
+		       to_vram, to_ram, (double)(to_vram + to_ram) * PAGE / MIB,
+		       remote_accesses);
 	}
 	kfdsvm_close(&ctx);
 	return 0;
