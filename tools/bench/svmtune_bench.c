@@ -51,7 +51,8 @@
  * pinned, as UVM does); adapt-all (adaptive with prefetch at 51 %, the
  * same thrashing ladder and fragment_auto); for pingpong also 2M with
  * thrashing mitigation: throttle only, remote (throttle three times, then
- * pin), pin at the first detection, and advised (2M, the buffer set to
+ * pin), pin at the first detection; adapt+pin (adapt-all, but pinning at
+ * the first detection, no throttle); and advised (2M, the buffer set to
  * SVMTUNE_ACCESS_REMOTE: manual advice).
  *
  * Each measurement is the best of three runs on a fresh buffer. Run as
@@ -106,6 +107,7 @@ static const struct policy policies[] = {
 	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1, 0 },
 	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1, 0 },
 	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1, 0 },
+	{ "adapt+pin", "adaptive", "2M", "remote", "51", "0", "1", 1, 0 },
 	{ "advised", "fixed", "2M", "detect", "0", "3", "0", 1, 1 },
 };
 
@@ -124,6 +126,7 @@ struct result {
 	double ms;
 	struct gpu_use use;
 	struct svmtune_counters c;
+	struct svmtune_mitigations m;
 };
 
 /*
@@ -138,6 +141,7 @@ struct model {
 	double remote_page_us; /* a GPU access of a 4 KiB page over the link */
 	double tlb_miss_us; /* a GPU page walk */
 	double hbm_gbs; /* the GPU reading its own memory */
+	double throttle_us; /* a thrashing throttle: the fault waits */
 };
 
 static struct model model = {
@@ -147,6 +151,8 @@ static struct model model = {
 	.remote_page_us = 1.5,
 	.tlb_miss_us = 0.5,
 	.hbm_gbs = 5300,
+	/* The engine's default thrashing_throttle_us (the bench stretches it). */
+	.throttle_us = 1000,
 };
 
 static int model_from_env(void)
@@ -161,6 +167,7 @@ static int model_from_env(void)
 		{ "SVMTUNE_MODEL_REMOTE_PAGE_US", &model.remote_page_us },
 		{ "SVMTUNE_MODEL_TLB_MISS_US", &model.tlb_miss_us },
 		{ "SVMTUNE_MODEL_HBM_GBS", &model.hbm_gbs },
+		{ "SVMTUNE_MODEL_THROTTLE_US", &model.throttle_us },
 	};
 	unsigned int i;
 
@@ -199,6 +206,7 @@ static double model_ms(const struct result *r)
 		    bytes / (model.link_gbs * 1e3) +
 		    r->use.remote * model.remote_page_us +
 		    r->c.tlb_misses * model.tlb_miss_us +
+		    r->m.thrashing_throttles * model.throttle_us +
 		    local_reads * PAGE / (model.hbm_gbs * 1e3);
 
 	return us / 1e3;
@@ -374,6 +382,7 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 	unsigned long size = strcmp(name, "oversub") ? buf_size :
 						       device_mem / 2 * 3;
 	struct svmtune_counters before, after;
+	struct svmtune_mitigations mb = { 0 }, ma = { 0 };
 	uint64_t *b = (uint64_t *)&before, *a = (uint64_t *)&after;
 	static char tmp[2 * MIB];
 	double t0;
@@ -400,7 +409,7 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 			return -errno;
 		}
 	}
-	if (svmtune_tool_counters(ctl, &before)) {
+	if (svmtune_tool_stats(ctl, &before, &mb)) {
 		munmap(buf, size);
 		return -EIO;
 	}
@@ -408,18 +417,21 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 	memset(&res->use, 0, sizeof(res->use));
 	ret = workload(emu, name, buf, size, tmp, &res->use);
 	res->ms = now_ms() - t0;
-	if (!ret && svmtune_tool_counters(ctl, &after))
+	if (!ret && svmtune_tool_stats(ctl, &after, &ma))
 		ret = -EIO;
 	munmap(buf, size);
 	for (i = 0; !ret && i < sizeof(after) / sizeof(uint64_t); i++)
 		a[i] -= b[i];
 	res->c = after;
+	res->m.thrashing_throttles =
+		ma.thrashing_throttles - mb.thrashing_throttles;
 	return ret;
 }
 
 struct row {
 	double ms, time_x, mib, bytes_x, model_ms, model_x;
 	unsigned long long faults, pages_to_gpu, remote, remote_acc, thrash;
+	unsigned long long throttles;
 };
 
 static struct row make_row(const struct result *r, const struct result *base)
@@ -436,6 +448,7 @@ static struct row make_row(const struct result *r, const struct result *base)
 		.remote = r->c.remote_pages,
 		.remote_acc = r->use.remote,
 		.thrash = r->c.thrashing_detected,
+		.throttles = r->m.thrashing_throttles,
 		.model_ms = model_ms(r),
 		.model_x = model_ms(base) > 0 ? model_ms(r) / model_ms(base) :
 						0,
@@ -449,7 +462,7 @@ static void print_row(FILE *f, const char *fmt, const char *w, const char *p,
 {
 	fprintf(f, fmt, w, p, r->ms, r->time_x, r->faults, r->pages_to_gpu,
 		r->mib, r->bytes_x, r->remote, r->remote_acc, r->thrash,
-		r->model_ms, r->model_x);
+		r->throttles, r->model_ms, r->model_x);
 }
 
 /* The index of workload @name in @workloads. */
@@ -496,7 +509,7 @@ static void print_uvm_ratios(const char *const *workloads, unsigned int n,
 }
 
 static const char *const columns =
-	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,remote_accesses,thrashing_detected,model_ms,model_x";
+	"workload,policy,ms,time_x,faults,pages_to_gpu,mib_moved,bytes_x,remote_pages,remote_accesses,thrashing_detected,throttles,model_ms,model_x";
 
 /*
  * --overhead LOG2: the engine's cost on the fault path. With svmtune_emu
@@ -781,11 +794,12 @@ int main(int argc, char **argv)
 	       repeat, repeat == 1 && buf_size < 32 * MIB ? " (smoke)" : "",
 	       kernel && *kernel ? kernel : "unnamed");
 	printf("Ratios are to fixed-2M in the same run (time x, bytes x, model x).\n");
-	printf("Model (MI300X-class, Documentation/benchmarks.rst): GPU fault %g us, CPU fault %g us, link %g GB/s, remote page %g us, TLB miss %g us, HBM %g GB/s.\n\n",
+	printf("Model (MI300X-class, Documentation/benchmarks.rst): GPU fault %g us, CPU fault %g us, link %g GB/s, remote page %g us, TLB miss %g us, HBM %g GB/s, throttle %g us.\n\n",
 	       model.fault_us, model.cpu_fault_us, model.link_gbs,
-	       model.remote_page_us, model.tlb_miss_us, model.hbm_gbs);
-	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | remote accesses | thrashing | model ms | model x |\n");
-	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	       model.remote_page_us, model.tlb_miss_us, model.hbm_gbs,
+	       model.throttle_us);
+	printf("| workload | policy | ms | time x | faults | pages to GPU | MiB moved | bytes x | remote pages | remote accesses | thrashing | throttles | model ms | model x |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (w = 0; w < ARRAY_SIZE(workloads) && !ret; w++) {
 		int pingpong = !strcmp(workloads[w], "pingpong");
 
@@ -809,7 +823,7 @@ int main(int argc, char **argv)
 			rows[w][p] = make_row(&res[p], &res[BASELINE]);
 			print_row(
 				stdout,
-				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu | %llu | %.3f | %.2f |\n",
+				"| %s | %s | %.1f | %.2f | %llu | %llu | %.1f | %.2f | %llu | %llu | %llu | %llu | %.3f | %.2f |\n",
 				workloads[w], policies[p].name, &rows[w][p]);
 		}
 	}
@@ -823,7 +837,7 @@ int main(int argc, char **argv)
 				    !strcmp(workloads[w], "pingpong"))
 					print_row(
 						stdout,
-						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu,%llu,%.4f,%.4f\n",
+						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu,%llu,%llu,%.4f,%.4f\n",
 						workloads[w], policies[p].name,
 						&rows[w][p]);
 		printf("--- end csv\n");

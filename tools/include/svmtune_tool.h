@@ -67,8 +67,12 @@ static inline int svmtune_tool_read_knob(const char *name, char *buf,
 	return svmtune_tool_read_file(path, buf, len);
 }
 
-/* The engine's counters of the calling process; 0 or -1. */
-static inline int svmtune_tool_counters(int ctl, struct svmtune_counters *c)
+/*
+ * The engine's counters of the calling process, and its thrashing and
+ * eviction counts in @m if not NULL; 0 or -1.
+ */
+static inline int svmtune_tool_stats(int ctl, struct svmtune_counters *c,
+				     struct svmtune_mitigations *m)
 {
 	struct svmtune_stats st;
 
@@ -77,7 +81,15 @@ static inline int svmtune_tool_counters(int ctl, struct svmtune_counters *c)
 	if (ioctl(ctl, SVMTUNE_IOC_GET_STATS, &st))
 		return -1;
 	*c = st.counters;
+	if (m)
+		*m = st.mitigations;
 	return 0;
+}
+
+/* The engine's counters of the calling process; 0 or -1. */
+static inline int svmtune_tool_counters(int ctl, struct svmtune_counters *c)
+{
+	return svmtune_tool_stats(ctl, c, NULL);
 }
 
 /*
