@@ -127,7 +127,7 @@ struct result {
 	double ms;
 	struct gpu_use use;
 	struct svmtune_counters c;
-	struct svmtune_mitigations m;
+	uint64_t throttles; /* thrashing throttle periods started */
 };
 
 /*
@@ -207,7 +207,7 @@ static double model_ms(const struct result *r)
 		    bytes / (model.link_gbs * 1e3) +
 		    r->use.remote * model.remote_page_us +
 		    r->c.tlb_misses * model.tlb_miss_us +
-		    r->m.thrashing_throttles * model.throttle_us +
+		    r->throttles * model.throttle_us +
 		    local_reads * PAGE / (model.hbm_gbs * 1e3);
 
 	return us / 1e3;
@@ -424,8 +424,7 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 	for (i = 0; !ret && i < sizeof(after) / sizeof(uint64_t); i++)
 		a[i] -= b[i];
 	res->c = after;
-	res->m.thrashing_throttles =
-		ma.thrashing_throttles - mb.thrashing_throttles;
+	res->throttles = ma.thrashing_throttles - mb.thrashing_throttles;
 	return ret;
 }
 
@@ -449,7 +448,7 @@ static struct row make_row(const struct result *r, const struct result *base)
 		.remote = r->c.remote_pages,
 		.remote_acc = r->use.remote,
 		.thrash = r->c.thrashing_detected,
-		.throttles = r->m.thrashing_throttles,
+		.throttles = r->throttles,
 		.model_ms = model_ms(r),
 		.model_x = model_ms(base) > 0 ? model_ms(r) / model_ms(base) :
 						0,
