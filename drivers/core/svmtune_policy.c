@@ -236,8 +236,9 @@ EXPORT_SYMBOL_GPL(svmtune_fragment_size_at);
  *
  * In adaptive mode, the current adaptive window of @addr's block (a block
  * with no fault yet starts where its range's blocks last were, or at
- * 64 KiB within the adaptive bounds); otherwise the global
- * ``granularity`` knob.
+ * 64 KiB), clamped to the adaptive bounds as the block's next fault
+ * clamps it: the window that fault takes unless the fault itself grows or
+ * shrinks it. Otherwise the global ``granularity`` knob.
  *
  * Return: log2 bytes.
  */
@@ -249,8 +250,11 @@ unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr)
 	if (!READ_ONCE(svmtune_adaptive))
 		return READ_ONCE(svmtune_granularity);
 	blk = smm ? svmtune_block_find(smm, addr) : NULL;
+	/* The bounds may have moved since the block's last fault. */
 	if (blk && blk->ad.shift)
-		return blk->ad.shift;
+		return clamp_t(unsigned int, blk->ad.shift,
+			       READ_ONCE(svmtune_adaptive_min),
+			       READ_ONCE(svmtune_adaptive_max));
 	range = smm ? svmtune_range_find(smm, addr) : NULL;
 	if (range && range->ad_hint)
 		return clamp_t(unsigned int, range->ad_hint,

@@ -10,11 +10,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
-#include <linux/ctype.h>
 #include <linux/kobject.h>
-#include <linux/log2.h>
 #include <linux/mutex.h>
-#include <linux/kstrtox.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 #include <linux/sysfs.h>
@@ -42,51 +39,6 @@ static int svmtune_knob_write_ok(const char *buf, size_t count)
 		return -EPERM;
 	if (memchr(buf, '\0', count))
 		return -EINVAL;
-	return 0;
-}
-
-/**
- * svmtune_parse_size_shift() - parse a power-of-two size knob
- * @buf: "<digits>[K|M|G]" with an optional trailing newline
- * @shift: the size as log2 bytes, on success
- *
- * Return: 0, or -EINVAL if @buf is not such a size, is not a power of two,
- * or is outside %SVMTUNE_GRANULARITY_MIN..%SVMTUNE_GRANULARITY_MAX.
- */
-static int svmtune_parse_size_shift(const char *buf, unsigned int *shift)
-{
-	unsigned long long val = 0;
-	unsigned int mult = 0;
-	const char *p = buf;
-
-	if (!isdigit(*p))
-		return -EINVAL;
-	for (; isdigit(*p); p++) {
-		if (val > (1ULL << 40))
-			return -EINVAL;
-		val = val * 10 + (*p - '0');
-	}
-	switch (*p) {
-	case 'K': case 'k':
-		mult = 10;
-		break;
-	case 'M': case 'm':
-		mult = 20;
-		break;
-	case 'G': case 'g':
-		mult = 30;
-		break;
-	}
-	if (mult)
-		p++;
-	if (*p == '\n')
-		p++;
-	if (*p || !val || !is_power_of_2(val))
-		return -EINVAL;
-	val = ilog2(val) + mult;
-	if (val < SVMTUNE_GRANULARITY_MIN || val > SVMTUNE_GRANULARITY_MAX)
-		return -EINVAL;
-	*shift = val;
 	return 0;
 }
 
@@ -240,7 +192,7 @@ static ssize_t svmtune_uint_store(struct kobject *kobj,
 	ret = svmtune_knob_write_ok(buf, count);
 	if (ret)
 		return ret;
-	if (kstrtouint(buf, 10, &val) || val < knob->min || val > knob->max)
+	if (svmtune_parse_uint(buf, knob->min, knob->max, &val))
 		return -EINVAL;
 	WRITE_ONCE(*knob->val, val);
 	return count;

@@ -315,4 +315,8 @@ void svmtune_explicit_policy(struct mm_struct *mm, unsigned long addr,
 struct kobject;
 struct kobject *svmtune_sysfs_dir(void);
 
+int svmtune_parse_uint(const char *buf, unsigned int min, unsigned int max,
+		       unsigned int *val);
+int svmtune_parse_size_shift(const char *buf, unsigned int *shift);
+
 #endif /* _SVMTUNE_BACKEND_H */

@@ -2063,6 +2063,12 @@ FIXTURE_VARIANT_ADD(knob, thrashing_threshold_fraction) {
 FIXTURE_VARIANT_ADD(knob, thrashing_threshold_leading_zero_is_decimal) {
 	"thrashing_threshold", "010", 0, false, 0, "10\n"
 };
+FIXTURE_VARIANT_ADD(knob, thrashing_threshold_plus_sign) {
+	"thrashing_threshold", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_threshold_plus_sign_with_newline) {
+	"thrashing_threshold", "+1\n", 0, false, EINVAL, NULL
+};
 FIXTURE_VARIANT_ADD(knob, thrashing_lapse_us_empty_line) {
 	"thrashing_lapse_us", "\n", 0, false, EINVAL, NULL
 };
@@ -2129,6 +2135,12 @@ FIXTURE_VARIANT_ADD(knob, thrashing_lapse_us_fraction) {
 };
 FIXTURE_VARIANT_ADD(knob, thrashing_lapse_us_leading_zero_is_decimal) {
 	"thrashing_lapse_us", "010", 0, false, 0, "10\n"
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_lapse_us_plus_sign) {
+	"thrashing_lapse_us", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_lapse_us_plus_sign_with_newline) {
+	"thrashing_lapse_us", "+1\n", 0, false, EINVAL, NULL
 };
 FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_empty_line) {
 	"thrashing_pin_ms", "\n", 0, false, EINVAL, NULL
@@ -2197,6 +2209,12 @@ FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_fraction) {
 FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_leading_zero_is_decimal) {
 	"thrashing_pin_ms", "010", 0, false, 0, "10\n"
 };
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_plus_sign) {
+	"thrashing_pin_ms", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_ms_plus_sign_with_newline) {
+	"thrashing_pin_ms", "+1\n", 0, false, EINVAL, NULL
+};
 FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_empty_line) {
 	"thrashing_throttle_us", "\n", 0, false, EINVAL, NULL
 };
@@ -2264,6 +2282,12 @@ FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_fraction) {
 FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_leading_zero_is_decimal) {
 	"thrashing_throttle_us", "010", 0, false, 0, "10\n"
 };
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_plus_sign) {
+	"thrashing_throttle_us", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_throttle_us_plus_sign_with_newline) {
+	"thrashing_throttle_us", "+1\n", 0, false, EINVAL, NULL
+};
 FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_empty_line) {
 	"thrashing_pin_threshold", "\n", 0, false, EINVAL, NULL
 };
@@ -2327,6 +2351,12 @@ FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_fraction) {
 };
 FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_leading_zero_is_decimal) {
 	"thrashing_pin_threshold", "010", 0, false, 0, "10\n"
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_plus_sign) {
+	"thrashing_pin_threshold", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, thrashing_pin_threshold_plus_sign_with_newline) {
+	"thrashing_pin_threshold", "+1\n", 0, false, EINVAL, NULL
 };
 FIXTURE_VARIANT_ADD(knob, prefetch_threshold_empty_line) {
 	"prefetch_threshold", "\n", 0, false, EINVAL, NULL
@@ -2398,6 +2428,12 @@ FIXTURE_VARIANT_ADD(knob, prefetch_threshold_fraction) {
 FIXTURE_VARIANT_ADD(knob, prefetch_threshold_leading_zero_is_decimal) {
 	"prefetch_threshold", "010", 0, false, 0, "10\n"
 };
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_plus_sign) {
+	"prefetch_threshold", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, prefetch_threshold_plus_sign_with_newline) {
+	"prefetch_threshold", "+1\n", 0, false, EINVAL, NULL
+};
 FIXTURE_VARIANT_ADD(knob, evict_when_full_empty_line) {
 	"evict_when_full", "\n", 0, false, EINVAL, NULL
 };
@@ -2463,6 +2499,12 @@ FIXTURE_VARIANT_ADD(knob, evict_when_full_fraction) {
 };
 FIXTURE_VARIANT_ADD(knob, evict_when_full_leading_zero_is_decimal) {
 	"evict_when_full", "01", 0, false, 0, "1\n"
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_plus_sign) {
+	"evict_when_full", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, evict_when_full_plus_sign_with_newline) {
+	"evict_when_full", "+1\n", 0, false, EINVAL, NULL
 };
 FIXTURE_VARIANT_ADD(knob, evict_when_full_word_on) {
 	"evict_when_full", "on", 0, false, EINVAL, NULL
@@ -2532,6 +2574,12 @@ FIXTURE_VARIANT_ADD(knob, fragment_auto_fraction) {
 };
 FIXTURE_VARIANT_ADD(knob, fragment_auto_leading_zero_is_decimal) {
 	"fragment_auto", "01", 0, false, 0, "1\n"
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_plus_sign) {
+	"fragment_auto", "+1", 0, false, EINVAL, NULL
+};
+FIXTURE_VARIANT_ADD(knob, fragment_auto_plus_sign_with_newline) {
+	"fragment_auto", "+1\n", 0, false, EINVAL, NULL
 };
 FIXTURE_VARIANT_ADD(knob, fragment_auto_word_on) {
 	"fragment_auto", "on", 0, false, EINVAL, NULL

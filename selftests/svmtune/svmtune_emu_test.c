@@ -966,6 +966,43 @@ TEST_F(emu, get_policy_reports_the_adaptive_window)
 	EXPECT_EQ(SVMTUNE_EMU_PAGE_FRAG(e), p.eff_granularity);
 }
 
+/*
+ * A block's adaptive window learnt under the old bounds is reported within
+ * the new ones as soon as they move, as the next fault there clamps it:
+ * not the old window until that fault.
+ */
+TEST_F(emu, get_policy_adaptive_window_follows_moved_bounds)
+{
+	struct svmtune_range_policy p;
+	char page[PAGE];
+
+	set_adaptive(_metadata, NULL);
+	/* One fault: the block's window is the 64 KiB start. */
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, page,
+				SVMTUNE_EMU_READ, NULL));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf;
+	p.size = PAGE;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	ASSERT_EQ(16, p.eff_granularity);
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "1G"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "1G"));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf;
+	p.size = PAGE;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	EXPECT_EQ(30, p.eff_granularity);
+
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_min_granularity", "4K"));
+	ASSERT_EQ(0, svmtune_write_sysfs("adaptive_max_granularity", "4K"));
+	memset(&p, 0, sizeof(p));
+	p.start = (uintptr_t)self->buf;
+	p.size = PAGE;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_POLICY, &p));
+	EXPECT_EQ(12, p.eff_granularity);
+}
+
 TEST_F(emu, adaptive_stays_small_on_sparse_access)
 {
 	struct svmtune_emu_access out;

@@ -126,8 +126,9 @@ struct svmtune_version {
  *	which the policy is the same as at @start
  * @eff_granularity: out (GET): the granularity in effect at @start once
  *	process and global defaults are applied: the window a device fault
- *	there takes now (under the adaptive policy, the range's current
- *	adaptive window)
+ *	there takes now (under the adaptive policy, the block's current
+ *	adaptive window within the current adaptive bounds: what the next
+ *	fault there takes, unless that fault itself grows or shrinks it)
  * @eff_preferred_loc: out (GET): the preferred location in effect
  * @eff_access: out (GET): the access mode in effect
  * @thrashing: in/out: SVMTUNE_THRASH_* (since 0.3; was reserved, zero)
