@@ -65,13 +65,8 @@ static unsigned int ndevices = 1;
 static int svmtune_emu_param_set(const char *val, const struct kernel_param *kp,
 				 unsigned int lo, unsigned int hi)
 {
-	unsigned int v;
-
-	/* Decimal only; anything else, overflow included, is EINVAL. */
-	if (kstrtouint(val, 10, &v) || v < lo || v > hi)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
+	/* The engine's parser: decimal only, as the knobs in sysfs. */
+	return svmtune_parse_uint(val, lo, hi, kp->arg);
 }
 
 static int vram_mb_set(const char *val, const struct kernel_param *kp)
@@ -114,7 +109,7 @@ static int passthrough_window_set(const char *val, const struct kernel_param *kp
 {
 	unsigned int v;
 
-	if (kstrtouint(val, 10, &v) || (v && (v < PAGE_SHIFT || v > 21)))
+	if (svmtune_parse_uint(val, 0, 21, &v) || (v && v < PAGE_SHIFT))
 		return -EINVAL;
 	passthrough_window = v;
 	return 0;
@@ -174,6 +169,14 @@ MODULE_PARM_DESC(tlb_max_fragment,
  * @backing: system pages holding each VRAM page's bytes
  * @touched: per VRAM page: the GPU accessed it since it arrived (or its
  *	waste was already counted)
+ * @departed: per VRAM page: migrated to system memory by
+ *	svmtune_emu_migrate_chunk_to_ram() and not yet freed (set with the
+ *	page locked, before migrate_vma_finalize() unlocks it; cleared by
+ *	->page_free()). Such a page is mapped nowhere, and the unload's
+ *	eviction must not migrate it again: migrate_device_range() takes any
+ *	page it can reference and lock, and a second migration of a page
+ *	whose first already moved its memory cgroup charge away finds none
+ *	(mem_cgroup_migrate() warns).
  * @lock: protects @used, @reserved, @holds, @taken, @nfree, @hint and
  *	@region_gen; taken inside a context's layout lock
  * @used: per VRAM page: allocated
@@ -201,6 +204,7 @@ struct svmtune_emu_device {
 	unsigned long npages;
 	struct page **backing;
 	unsigned long *touched;
+	unsigned long *departed;
 	spinlock_t lock;
 	unsigned long *used;
 	unsigned long *reserved;
@@ -361,6 +365,8 @@ static struct page *svmtune_emu_vram_page(struct svmtune_emu_device *edev,
 	struct page *page = pfn_to_page(edev->pfn_first + idx);
 
 	clear_bit(idx, edev->touched);
+	/* A new page is clean: only what the GPU writes dirties it. */
+	ClearPageDirty(page);
 	zone_device_page_init(page);
 	return page;
 }
@@ -589,6 +595,7 @@ static void svmtune_emu_page_free(struct page *page)
 	/* Freed (unmapped, or the process exited) before the GPU touched it. */
 	if (!test_and_set_bit(idx, edev->touched) && !passthrough_window)
 		svmtune_account_waste(&edev->core, NULL, 0, 1);
+	clear_bit(idx, edev->departed);
 
 	spin_lock(&edev->lock);
 	svmtune_emu_give_back(edev, idx);
@@ -659,6 +666,27 @@ static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
 		if ((args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i])
 			n++;
 	return n;
+}
+
+/*
+ * After migrate_vma_pages() of VRAM pages to system memory, the pages
+ * still locked: mark each VRAM page that moved departed (struct
+ * svmtune_emu_device).
+ */
+static void svmtune_emu_mark_departed(struct migrate_vma *args)
+{
+	unsigned long i;
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct svmtune_emu_device *edev;
+
+		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE) ||
+		    !args->dst[i])
+			continue;
+		edev = svmtune_emu_page_device(spage);
+		set_bit(svmtune_emu_page_index(edev, spage), edev->departed);
+	}
 }
 
 /*
@@ -987,6 +1015,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 	ret = svmtune_emu_copy_to_system(&args, &moved);
 	migrate_vma_pages(&args);
 	moved = svmtune_emu_count_migrated(&args);
+	svmtune_emu_mark_departed(&args);
 	svmtune_emu_note_moved(edev, &args, d, SVMTUNE_LOC_SYSTEM, acc);
 	*waste += svmtune_emu_count_waste(&args);
 	migrate_vma_finalize(&args);
@@ -1805,9 +1834,9 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 			     struct svmtune_emu_tally *tally)
 {
 	struct svmtune_emu_device *edev = ctx->edev;
+	struct page *page, *dirty_page;
 	bool first_use = false;
 	unsigned long pte;
-	struct page *page;
 	void *entry, *va;
 
 	mutex_lock(&ctx->lock);
@@ -1822,6 +1851,7 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 	else
 		tally->tlb_misses++;
 	page = pfn_to_page(pte >> 16);
+	dirty_page = page;
 	if (pte & PTE_LOCAL) {
 		first_use = !test_and_set_bit(svmtune_emu_page_index(edev, page),
 					      edev->touched);
@@ -1836,6 +1866,23 @@ static int svmtune_emu_touch(struct svmtune_emu_ctx *ctx, unsigned long addr,
 	else
 		memcpy(bounce, va, PAGE_SIZE);
 	kunmap_local(va);
+	/*
+	 * A device write does not go through the CPU's page table, so no
+	 * PTE dirty bit records it: the device must dirty what it writes,
+	 * or reclaim drops a page whose CPU PTE was writable and clean (a
+	 * shared page the CPU read first, a page MADV_FREE cleaned) and the
+	 * bytes are lost. In VRAM too: a device-private page carries the
+	 * flags of the system page it replaced, a MADV_FREE'd page's among
+	 * them, and gives them to the system page it goes back to
+	 * (folio_migrate_flags()); a clean one would be dropped there. No
+	 * folio lock (the invalidation callback runs under it and takes
+	 * ctx->lock): the page stays mapped while ctx->lock holds its entry
+	 * here, since every unmap (truncation, reclaim, migration)
+	 * invalidates first, and a mapped page cannot be truncated, which is
+	 * what folio_mark_dirty() asks of its caller.
+	 */
+	if (write)
+		folio_mark_dirty(page_folio(dirty_page));
 	mutex_unlock(&ctx->lock);
 	if (first_use) {
 		/* A use that does not continue the run sends the run first. */
@@ -2317,6 +2364,9 @@ static void svmtune_emu_evict_pass(struct svmtune_emu_device *edev,
 
 		if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
+		/* Moved already, by a CPU fault this pass raced: no dst, no move. */
+		if (test_bit(svmtune_emu_page_index(edev, spage), edev->departed))
+			continue;
 		dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOFAIL);
 		lock_page(dpage);
 		copy_highpage(dpage, svmtune_emu_backing(spage));
@@ -2370,6 +2420,7 @@ static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
 				__free_page(edev->backing[i]);
 	kvfree(edev->backing);
 	bitmap_free(edev->touched);
+	bitmap_free(edev->departed);
 	bitmap_free(edev->used);
 	bitmap_free(edev->reserved);
 	bitmap_free(edev->taken);
@@ -2390,13 +2441,15 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	edev->npages = size >> PAGE_SHIFT;
 	edev->backing = kvcalloc(edev->npages, sizeof(*edev->backing), GFP_KERNEL);
 	edev->touched = bitmap_zalloc(edev->npages, GFP_KERNEL);
+	edev->departed = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->used = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->reserved = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->taken = bitmap_zalloc(edev->npages, GFP_KERNEL);
 	edev->holds = kvcalloc(edev->npages, sizeof(*edev->holds), GFP_KERNEL);
 	edev->region_gen = kcalloc(DIV_ROUND_UP(edev->npages, SVMTUNE_EMU_RUN_REGION),
 				   sizeof(*edev->region_gen), GFP_KERNEL);
-	if (!edev->backing || !edev->touched || !edev->used || !edev->reserved ||
+	if (!edev->backing || !edev->touched || !edev->departed || !edev->used ||
+	    !edev->reserved ||
 	    !edev->holds || !edev->taken || !edev->region_gen) {
 		ret = -ENOMEM;
 		goto err_free_mem;
