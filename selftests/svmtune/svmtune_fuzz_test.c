@@ -3,14 +3,20 @@
  * A seeded fuzzer of the emulated GPUs and the policy engine, checked
  * against a shadow copy of every byte.
  *
- * A process keeps a few anonymous regions and, for each, a shadow of what
- * every byte must be. Random operations change the memory and the shadow
- * together (CPU writes, GPU writes, MADV_DONTNEED, a new mapping) or move
- * it without changing it (migrations both ways, policy and knob changes,
- * mremap, mprotect, snapshots, fork), and every read, by the CPU or by a
- * GPU, is compared with the shadow. A fork's child checks the parent's
+ * A process keeps a few regions (private anonymous, shared anonymous, or a
+ * memfd) and, for each, a shadow of what every byte must be. Random
+ * operations change the memory and the shadow together (CPU writes, GPU
+ * writes, MADV_DONTNEED, MADV_FREE followed by a write of every page, a new
+ * mapping) or move it without changing it (migrations both ways, policy
+ * and knob changes, the adaptive bounds moved under adaptive blocks,
+ * mremap, mprotect, snapshots, fork, MADV_PAGEOUT, memory pressure from a
+ * balloon in the process's own memory cgroup), and every read, by the CPU
+ * or by a GPU, is compared with the shadow. Shared regions stay in system
+ * memory, so GPU writes to them are exactly what reclaim may drop if the
+ * device does not dirty the pages. A fork's child checks the parent's
  * bytes through its own GPU context and writes its copy; the parent then
- * checks that its own bytes did not change. A thread reads a region
+ * checks that its private bytes did not change and that its shared ones
+ * did, as the child wrote them. A thread reads a region
  * through a GPU while the main thread migrates it. As root, the emulated
  * GPUs' module is unloaded and loaded again while a thread reads the
  * regions on the CPU: the unload evicts every page in device memory, racing
@@ -18,6 +24,13 @@
  *
  * The seed is printed and a run replays from it:
  *   SVMTUNE_FUZZ_SEED=<n> SVMTUNE_FUZZ_OPS=<n> svmtune_fuzz_test
+ * SVMTUNE_FUZZ_CHECK_ALL=1 checks every region on the CPU after every
+ * operation, to find the one that lost a byte (the last sixteen are
+ * printed with the first mismatch either way).
+ * As root the process runs in a memory cgroup of its own
+ * (SVMTUNE_FUZZ_MEMCG_MB, default 48; 0: none) with swap on zram turned on
+ * if there is none, so that the balloon operation makes the kernel reclaim
+ * the regions' pages.
  * At the end it prints the operations done, bytes verified, mismatches and
  * a histogram of the errnos seen. Errors the operation documents (a GPU
  * write to a read-only mapping) are expected; any other fails the run.
@@ -41,6 +54,11 @@
 
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
+#include "svmtune_reclaim_util.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 /*
  * The run's length is chosen at run time (SVMTUNE_FUZZ_OPS, and how many
@@ -59,11 +77,17 @@
 #define MAX_REGION (4UL << 20)
 #define MAX_GPU_SPAN (256UL << 10)
 
+enum region_kind { REGION_PRIVATE, REGION_SHARED, REGION_MEMFD, REGION_KINDS };
+
+static const char *const kind_names[REGION_KINDS] = { "private", "shared",
+						      "memfd" };
+
 struct region {
 	char *addr;
 	unsigned long size;
 	unsigned char *shadow;
 	bool readonly;
+	enum region_kind kind;
 };
 
 enum fuzz_op {
@@ -82,6 +106,10 @@ enum fuzz_op {
 	OP_THREAD,
 	OP_KNOB,
 	OP_RELOAD,
+	OP_PAGEOUT,
+	OP_FREE,
+	OP_PRESSURE,
+	OP_BOUNDS,
 	OP_NR,
 };
 
@@ -89,6 +117,7 @@ static const char *const op_names[OP_NR] = {
 	"cpu_write", "cpu_read", "gpu_write", "gpu_read", "migrate",
 	"snapshot",  "policy",	 "dontneed",  "remap",	  "mremap",
 	"mprotect",  "fork",	 "thread",    "knob",	  "reload",
+	"pageout",   "free",	 "pressure",  "bounds",
 };
 
 /* Relative frequency of each operation. */
@@ -98,6 +127,8 @@ static const unsigned int op_weight[OP_NR] = {
 	[OP_POLICY] = 8,     [OP_DONTNEED] = 3,	 [OP_REMAP] = 2,
 	[OP_MREMAP] = 3,     [OP_MPROTECT] = 3,	 [OP_FORK] = 2,
 	[OP_THREAD] = 2,     [OP_KNOB] = 3,	 [OP_RELOAD] = 1,
+	[OP_PAGEOUT] = 4,    [OP_FREE] = 3,	 [OP_PRESSURE] = 1,
+	[OP_BOUNDS] = 2,
 };
 
 struct fuzz {
@@ -109,11 +140,23 @@ struct fuzz {
 	struct region r[NREGIONS];
 	unsigned char *tmp;
 	unsigned long ops[OP_NR];
+	unsigned long kinds[REGION_KINDS]; /* regions made, by kind */
+	bool memcg; /* in a memory cgroup of its own: OP_PRESSURE reclaims */
+	unsigned long balloon; /* bytes OP_PRESSURE writes */
 	unsigned long long verified;
 	unsigned long mismatches;
 	unsigned long unexpected;
 	unsigned long errnos[256];
-	char knobs[5][64]; /* saved_knobs */
+	/* The last operations, for the report of a mismatch. */
+	struct {
+		enum fuzz_op op;
+		int region;
+		enum region_kind kind;
+	} recent[16];
+	unsigned long done;
+	bool check_all; /* SVMTUNE_FUZZ_CHECK_ALL: every region after each op */
+	bool reported;
+	char knobs[7][64]; /* saved_knobs */
 };
 
 /* xorshift64*: the next number of the sequence in @state (never 0). */
@@ -170,15 +213,50 @@ static void verify(struct fuzz *f, struct region *r, unsigned long off,
 	for (i = 0; i < n && got[i] == r->shadow[off + i]; i++)
 		;
 	f->mismatches++;
-	fprintf(stderr, "# MISMATCH (%s) at %p + %#lx: got %#x, want %#x\n",
-		who, r->addr, off + i, got[i], r->shadow[off + i]);
+	fprintf(stderr,
+		"# MISMATCH (%s) in region %ld (%s, %#lx bytes) at %p + %#lx: got %#x, want %#x\n",
+		who, (long)(r - f->r), kind_names[r->kind], r->size, r->addr,
+		off + i, got[i], r->shadow[off + i]);
+	if (!f->reported) {
+		unsigned long k, first = f->done > 15 ? f->done - 15 : 0;
+
+		f->reported = true;
+		for (k = first; k <= f->done; k++)
+			fprintf(stderr, "#   op %lu: %s on region %d (%s)\n", k,
+				op_names[f->recent[k % 16].op],
+				f->recent[k % 16].region,
+				kind_names[f->recent[k % 16].kind]);
+	}
 }
 
 static int new_region(struct fuzz *f, struct region *r)
 {
+	int fd;
+
 	r->size = (1 + below(f, MAX_REGION / PAGE)) * PAGE;
-	r->addr = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Half private (they migrate), the rest shared in system memory. */
+	r->kind = below(f, 2) ? REGION_PRIVATE : 1 + below(f, 2);
+	f->kinds[r->kind]++;
+	switch (r->kind) {
+	case REGION_SHARED:
+		r->addr = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		break;
+	case REGION_MEMFD:
+		fd = memfd_create("svmtune-fuzz", MFD_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		r->addr = MAP_FAILED;
+		if (!ftruncate(fd, r->size))
+			r->addr = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, 0);
+		close(fd);
+		break;
+	default:
+		r->addr = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		break;
+	}
 	if (r->addr == MAP_FAILED)
 		return -1;
 	r->shadow = malloc(r->size);
@@ -409,7 +487,12 @@ static void reload_emu(struct fuzz *f)
 		       f->r[d].size, "cpu read after reload");
 }
 
-/* The child of a fork: check everything, through the CPU and a GPU. */
+/*
+ * The child of a fork: check everything, through the CPU and a GPU, then
+ * write the first bytes of each writable region with numbers from
+ * f->rng, which the parent set to the seed it replays them from
+ * (fork_replay_shared()).
+ */
 static int fork_child(struct fuzz *f)
 {
 	unsigned long off, n, bad = 0;
@@ -420,7 +503,7 @@ static int fork_child(struct fuzz *f)
 		char path[32];
 
 		snprintf(path, sizeof(path), "/dev/svmtune_emu%d",
-			 (int)below(f, f->ngpus));
+			 getpid() % f->ngpus);
 		fd = open(path, O_RDWR);
 		if (fd < 0)
 			return 10;
@@ -455,6 +538,122 @@ static int fork_child(struct fuzz *f)
 	return bad ? 1 : 0;
 }
 
+/*
+ * What a fork's child wrote to the regions the parent shares with it: the
+ * same numbers from the same seed, into the parent's shadow.
+ */
+static void fork_replay_shared(struct fuzz *f, uint64_t seed)
+{
+	uint64_t saved = f->rng;
+	unsigned long n;
+	int i;
+
+	f->rng = seed;
+	for (i = 0; i < NREGIONS; i++) {
+		struct region *r = &f->r[i];
+
+		if (r->readonly)
+			continue;
+		n = r->size < MAX_GPU_SPAN ? r->size : MAX_GPU_SPAN;
+		fill_random(f, f->tmp, n);
+		if (r->kind != REGION_PRIVATE)
+			memcpy(r->shadow, f->tmp, n);
+	}
+	f->rng = saved;
+}
+
+/*
+ * GET_POLICY at a random page of a region whose range sets no granularity
+ * (the fuzzer sets no process default), under the adaptive policy: the
+ * window reported must be within the adaptive bounds. Knobs read before and
+ * after; if another process moved them meanwhile nothing is checked.
+ */
+static void check_adaptive_window(struct fuzz *f)
+{
+	char pol[2][32], lo[2][32], hi[2][32];
+	struct svmtune_range_policy p;
+	struct region *r = &f->r[below(f, NREGIONS)];
+	unsigned int min, max;
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		if (svmtune_read_sysfs("policy", pol[i], sizeof(pol[i])) ||
+		    svmtune_read_sysfs("adaptive_min_granularity", lo[i],
+				       sizeof(lo[i])) ||
+		    svmtune_read_sysfs("adaptive_max_granularity", hi[i],
+				       sizeof(hi[i])))
+			return;
+		if (i)
+			break;
+		memset(&p, 0, sizeof(p));
+		p.start = (uintptr_t)r->addr + below(f, r->size / PAGE) * PAGE;
+		p.size = PAGE;
+		err = ioctl(f->ctl, SVMTUNE_IOC_GET_POLICY, &p) ? errno : 0;
+		if (err) {
+			note_errno(f, err, false, "get policy");
+			return;
+		}
+	}
+	if (strcmp(pol[0], pol[1]) || strcmp(lo[0], lo[1]) ||
+	    strcmp(hi[0], hi[1]) || strncmp(pol[0], "adaptive", 8) ||
+	    p.granularity != SVMTUNE_GRANULARITY_UNSET)
+		return;
+	min = 12 + 10 * (strchr(lo[0], 'M') != NULL) +
+	      20 * (strchr(lo[0], 'G') != NULL);
+	max = 12 + 10 * (strchr(hi[0], 'M') != NULL) +
+	      20 * (strchr(hi[0], 'G') != NULL);
+	/* "4K" is 12, "64K" 16: the digits' log2 on top of the suffix's. */
+	min += __builtin_ctz(atoi(lo[0])) - 2;
+	max += __builtin_ctz(atoi(hi[0])) - 2;
+	if (p.eff_granularity < min || p.eff_granularity > max) {
+		f->unexpected++;
+		fprintf(stderr,
+			"# adaptive window %u outside the bounds %s..%s at %p\n",
+			p.eff_granularity, lo[0], hi[0], (void *)p.start);
+	}
+}
+
+/*
+ * MADV_FREE on a span of a private region, maybe reclaim, then a write of
+ * every page of the span (by a GPU when there is one, else the CPU): until
+ * its next write a lazily freed page may read as its old bytes or as
+ * zeros, so the span is written whole before anything reads it, and the
+ * shadow is what was written. A GPU write here lands in system pages whose
+ * CPU PTEs MADV_FREE left writable and clean: the write must dirty them,
+ * or the next reclaim drops them.
+ */
+static void free_and_write(struct fuzz *f, struct region *r, int gpu)
+{
+	unsigned long off, len;
+	int err;
+
+	if (r->kind != REGION_PRIVATE || r->readonly)
+		return;
+	pick_span(f, r, MAX_GPU_SPAN, &off, &len);
+	if (madvise(r->addr + off, len, MADV_FREE)) {
+		note_errno(f, errno, false, "madvise free");
+		return;
+	}
+	if (below(f, 2) && madvise(r->addr + off, len, MADV_PAGEOUT))
+		note_errno(f, errno, false, "madvise pageout");
+	fill_random(f, f->tmp, len);
+	if (gpu >= 0) {
+		err = gpu_access(gpu, r->addr + off, len, f->tmp,
+				 SVMTUNE_EMU_WRITE);
+		if (err) {
+			/* The span's bytes are unknown now: write them. */
+			note_errno(f, err, false, "gpu write after free");
+			memcpy(r->addr + off, f->tmp, len);
+		}
+	} else {
+		memcpy(r->addr + off, f->tmp, len);
+	}
+	memcpy(r->shadow + off, f->tmp, len);
+	/* Reclaim right after the write: what a clean page would not survive. */
+	if (below(f, 2) && madvise(r->addr + off, len, MADV_PAGEOUT))
+		note_errno(f, errno, false, "madvise pageout");
+}
+
 static void do_op(struct fuzz *f, enum fuzz_op op)
 {
 	struct region *r = &f->r[below(f, NREGIONS)];
@@ -464,6 +663,9 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 	int err;
 
 	f->ops[op]++;
+	f->recent[f->done % 16].op = op;
+	f->recent[f->done % 16].region = r - f->r;
+	f->recent[f->done % 16].kind = r->kind;
 	switch (op) {
 	case OP_CPU_WRITE:
 		if (r->readonly)
@@ -548,9 +750,52 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 		pick_span(f, r, r->size, &off, &len);
 		if (madvise(r->addr + off, len, MADV_DONTNEED))
 			note_errno(f, errno, false, "madvise");
-		else
+		else if (r->kind == REGION_PRIVATE)
+			/* Shared pages stay in the page cache. */
 			memset(r->shadow + off, 0, len);
 		break;
+	case OP_PAGEOUT:
+		pick_span(f, r, r->size, &off, &len);
+		if (madvise(r->addr + off, len, MADV_PAGEOUT))
+			note_errno(f, errno, false, "madvise pageout");
+		break;
+	case OP_FREE:
+		free_and_write(f, r, gpu);
+		break;
+	case OP_PRESSURE:
+		/* Anonymous memory past the cgroup's limit: reclaim runs. */
+		if (f->memcg && svmtune_balloon(f->balloon))
+			note_errno(f, errno, false, "balloon");
+		break;
+	case OP_BOUNDS: {
+		static const char *const sizes[] = { "4K", "64K", "256K", "2M",
+						     "1G" };
+		unsigned int lo = below(f, 5), hi = below(f, 5), t;
+
+		if (geteuid() != 0)
+			break;
+		if (lo > hi) {
+			t = lo;
+			lo = hi;
+			hi = t;
+		}
+		/*
+		 * The order that keeps min <= max from the old bounds to the
+		 * new; another process moving them at once may still make a
+		 * write fail with EINVAL.
+		 */
+		err = svmtune_write_sysfs("adaptive_min_granularity", "4K");
+		if (!err)
+			err = svmtune_write_sysfs("adaptive_max_granularity",
+						  sizes[hi]);
+		if (!err)
+			err = svmtune_write_sysfs("adaptive_min_granularity",
+						  sizes[lo]);
+		if (err)
+			note_errno(f, -err, -err == EINVAL, "bounds write");
+		check_adaptive_window(f);
+		break;
+	}
 	case OP_REMAP:
 		munmap(r->addr, r->size);
 		free(r->shadow);
@@ -585,12 +830,16 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 			r->readonly = !r->readonly;
 		break;
 	case OP_FORK: {
+		uint64_t seed = rnd(f) | 1;
 		int status;
 		pid_t pid;
 
 		pid = fork();
-		if (pid == 0)
+		if (pid == 0) {
+			/* Drawing from @seed: the parent replays its writes. */
+			f->rng = seed;
 			_exit(fork_child(f));
+		}
 		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
 			note_errno(f, errno, false, "fork");
 		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -599,7 +848,12 @@ static void do_op(struct fuzz *f, enum fuzz_op op)
 				"# MISMATCH in the fork child: status %#x\n",
 				status);
 		}
-		/* The child's writes must not show in the parent. */
+		/*
+		 * The child's writes show in the parent's shared regions only.
+		 * (A child that failed midway may have written less: its
+		 * failure is counted above, and so are the differences.)
+		 */
+		fork_replay_shared(f, seed);
 		for (len = 0; len < NREGIONS; len++)
 			verify(f, &f->r[len], 0,
 			       (unsigned char *)f->r[len].addr, f->r[len].size,
@@ -703,8 +957,13 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 	return v && *v ? strtoul(v, NULL, 0) : def;
 }
 
-static const char *const saved_knobs[] = { "granularity", "policy", "thrashing",
-					   "fragment_size", "fragment_auto" };
+static const char *const saved_knobs[] = { "granularity",
+					   "policy",
+					   "thrashing",
+					   "fragment_size",
+					   "fragment_auto",
+					   "adaptive_min_granularity",
+					   "adaptive_max_granularity" };
 
 TEST(seeded_mix_against_shadow)
 {
@@ -715,6 +974,10 @@ TEST(seeded_mix_against_shadow)
 	int d, err;
 
 	ASSERT_NE(NULL, f);
+	unsigned long memcg_mb = env_ulong("SVMTUNE_FUZZ_MEMCG_MB", 48);
+	char cgroup[64] = "";
+	int swap = 0;
+
 	seed = env_ulong("SVMTUNE_FUZZ_SEED", 0);
 	if (!seed)
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -740,11 +1003,31 @@ TEST(seeded_mix_against_shadow)
 	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
 		ASSERT_EQ(0, svmtune_read_sysfs(saved_knobs[i], f->knobs[i],
 						sizeof(f->knobs[i])));
+	/*
+	 * Reclaim for real: swap (so that dirty pages leave too) and a
+	 * memory cgroup whose limit the balloon goes past. Without root,
+	 * MADV_PAGEOUT still reclaims what the process owns.
+	 */
+	if (geteuid() == 0 && memcg_mb) {
+		swap = svmtune_swap_on(512);
+		ASSERT_LE(0, swap) TH_LOG("no swap and none on zram");
+		snprintf(cgroup, sizeof(cgroup), "svmtune-fuzz-%d", getpid());
+		err = svmtune_cgroup_enter(cgroup, memcg_mb << 20);
+		ASSERT_EQ(0, err) TH_LOG("memory cgroup: %s", strerror(-err));
+		f->memcg = true;
+		f->balloon = memcg_mb << 20;
+	}
 	for (i = 0; i < NREGIONS; i++)
 		ASSERT_EQ(0, new_region(f, &f->r[i]));
 
-	for (done = 0; done < nops && !f->mismatches; done++)
+	f->check_all = env_ulong("SVMTUNE_FUZZ_CHECK_ALL", 0);
+	for (done = 0; done < nops && !f->mismatches; done++) {
+		f->done = done;
 		do_op(f, pick_op(f));
+		for (i = 0; f->check_all && i < NREGIONS; i++)
+			verify(f, &f->r[i], 0, (unsigned char *)f->r[i].addr,
+			       f->r[i].size, "check after the operation");
+	}
 
 	/* Last, every byte of every region, by the CPU and by each GPU. */
 	for (i = 0; i < NREGIONS; i++) {
@@ -774,6 +1057,9 @@ TEST(seeded_mix_against_shadow)
 	printf("# %lu operations:", done);
 	for (i = 0; i < OP_NR; i++)
 		printf(" %s %lu", op_names[i], f->ops[i]);
+	printf("\n# regions:");
+	for (i = 0; i < REGION_KINDS; i++)
+		printf(" %s %lu", kind_names[i], f->kinds[i]);
 	printf("\n# %llu bytes verified, %lu mismatches, %lu unexpected errors\n",
 	       f->verified, f->mismatches, f->unexpected);
 	printf("# errnos:");
@@ -781,6 +1067,12 @@ TEST(seeded_mix_against_shadow)
 		if (f->errnos[i])
 			printf(" %s %lu", strerror(i), f->errnos[i]);
 	printf("\n");
+	for (i = 0; i < NREGIONS; i++)
+		munmap(f->r[i].addr, f->r[i].size);
+	if (f->memcg)
+		svmtune_cgroup_leave(cgroup);
+	if (swap == 1)
+		svmtune_swap_off();
 	EXPECT_EQ(0, f->mismatches)
 	TH_LOG("seed %llu", (unsigned long long)seed);
 	EXPECT_EQ(0, f->unexpected)
