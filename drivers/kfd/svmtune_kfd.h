@@ -33,6 +33,8 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED,
 	SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES,
 	SVMTUNE_KFD_CONTIGUOUS_REQUESTED,
+	SVMTUNE_KFD_REMOTE_PAGES_DIRTIED,
+	SVMTUNE_KFD_VRAM_PAGES_DIRTIED,
 	SVMTUNE_KFD_NR_STATS,
 };
 
@@ -72,6 +74,13 @@ struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_devic
 void svmtune_kfd_nodes_freeze(void);
 void svmtune_kfd_nodes_reset(void);
 unsigned int svmtune_kfd_nodes_count(void);
+struct dev_pagemap;
+bool svmtune_kfd_node_pgmap(const struct dev_pagemap *pgmap);
+
+/* svmtune_kfd_dirty.c */
+struct pt_regs;
+void svmtune_kfd_update_range_entry(struct pt_regs *regs);
+void svmtune_kfd_migrate_pages_entry(struct pt_regs *regs);
 ssize_t svmtune_kfd_nodes_show(char *buf);
 
 #endif /* _SVMTUNE_KFD_H */

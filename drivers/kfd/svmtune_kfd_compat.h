@@ -13,6 +13,7 @@
 #define _SVMTUNE_KFD_COMPAT_H
 
 #include <linux/ptrace.h>
+#include <linux/swiotlb.h>
 #include <linux/types.h>
 
 #include "kfd_priv.h"
@@ -112,6 +113,44 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 
 typedef int (svmtune_kfd_topology_node_t)(struct kfd_node *gpu);
 
+/*
+ * Whether @phys is in @dev's swiotlb bounce buffers (the default pool:
+ * swiotlb_find_pool()'s search of dynamic pools is not exported).
+ */
+static inline bool svmtune_kfd_bounce_buffer(struct device *dev, phys_addr_t phys)
+{
+#ifdef CONFIG_SWIOTLB
+	struct io_tlb_mem *mem = dev->dma_io_tlb_mem;
+
+	return mem && phys >= mem->defpool.start && phys < mem->defpool.end;
+#else
+	return false;
+#endif
+}
+
+/*
+ * amdgpu_vm_update_range(adev, vm, immediate, unlocked, flush_tlb,
+ *	allow_override, sync, start, last, flags, offset, vram_base, res,
+ *	pages_addr, fence)
+ */
+#define SVMTUNE_KFD_UPDATE_ARG_START		7
+#define SVMTUNE_KFD_UPDATE_ARG_LAST		8
+#define SVMTUNE_KFD_UPDATE_ARG_FLAGS		9
+#define SVMTUNE_KFD_UPDATE_ARG_OFFSET		10
+#define SVMTUNE_KFD_UPDATE_ARG_RES		12
+#define SVMTUNE_KFD_UPDATE_ARG_PAGES_ADDR	13
+typedef int (svmtune_kfd_update_range_t)(struct amdgpu_device *adev,
+					 struct amdgpu_vm *vm, bool immediate,
+					 bool unlocked, bool flush_tlb,
+					 bool allow_override,
+					 struct amdgpu_sync *sync,
+					 uint64_t start, uint64_t last,
+					 uint64_t flags, uint64_t offset,
+					 uint64_t vram_base,
+					 struct ttm_resource *res,
+					 dma_addr_t *pages_addr,
+					 struct dma_fence **fence);
+
 /* Copy what svmtune_kfd keeps of @node, a KFD node (or NULL: false). */
 static inline bool svmtune_kfd_node_fill(const struct kfd_node *node,
 					 struct svmtune_kfd_node_info *info)
@@ -169,6 +208,33 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 
 typedef int (svmtune_kfd_topology_node_t)(struct kfd_dev *gpu);
 
+/* Whether @phys is in @dev's swiotlb bounce buffers. */
+static inline bool svmtune_kfd_bounce_buffer(struct device *dev, phys_addr_t phys)
+{
+	return is_swiotlb_buffer(dev, phys);
+}
+
+/*
+ * amdgpu_vm_update_range(adev, vm, immediate, unlocked, flush_tlb, resv,
+ *	start, last, flags, offset, vram_base, res, pages_addr, fence)
+ */
+#define SVMTUNE_KFD_UPDATE_ARG_START		6
+#define SVMTUNE_KFD_UPDATE_ARG_LAST		7
+#define SVMTUNE_KFD_UPDATE_ARG_FLAGS		8
+#define SVMTUNE_KFD_UPDATE_ARG_OFFSET		9
+#define SVMTUNE_KFD_UPDATE_ARG_RES		11
+#define SVMTUNE_KFD_UPDATE_ARG_PAGES_ADDR	12
+typedef int (svmtune_kfd_update_range_t)(struct amdgpu_device *adev,
+					 struct amdgpu_vm *vm, bool immediate,
+					 bool unlocked, bool flush_tlb,
+					 struct dma_resv *resv,
+					 uint64_t start, uint64_t last,
+					 uint64_t flags, uint64_t offset,
+					 uint64_t vram_base,
+					 struct ttm_resource *res,
+					 dma_addr_t *pages_addr,
+					 struct dma_fence **fence);
+
 /* Copy what svmtune_kfd keeps of @kfd, a KFD device (or NULL: false). */
 static inline bool svmtune_kfd_node_fill(const struct kfd_dev *kfd,
 					 struct svmtune_kfd_node_info *info)
@@ -200,6 +266,7 @@ static inline void svmtune_kfd_check_prototypes(void)
 	svmtune_kfd_to_ram_t *to_ram __maybe_unused = svm_migrate_vram_to_ram;
 	svmtune_kfd_topology_node_t *add __maybe_unused = kfd_topology_add_device;
 	svmtune_kfd_topology_node_t *remove __maybe_unused = kfd_topology_remove_device;
+	svmtune_kfd_update_range_t *update __maybe_unused = amdgpu_vm_update_range;
 #if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
 	int (*bo_create_user)(struct amdgpu_device *adev,
 			      struct amdgpu_bo_param *bp,

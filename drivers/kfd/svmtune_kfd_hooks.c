@@ -39,6 +39,7 @@
 #include <linux/hashtable.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -425,7 +426,10 @@ typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
  * @kret_entry: kretprobe entry handler, or NULL
  * @kret_exit: kretprobe return handler, or NULL for no kretprobe
  * @begins_fault: the kretprobe begins a fault (struct svmtune_kfd_fault)
- * @addr: the function's address in the attached amdgpu
+ * @core: @symbol is a function of the kernel's that KFD calls, at
+ *	@core_addr, not one of amdgpu's
+ * @core_addr: its address
+ * @addr: the function's address in the attached amdgpu (or @core_addr)
  * @ops: @entry's ftrace registration
  * @krp: the kretprobe
  * @ops_on: @ops is registered
@@ -439,6 +443,8 @@ struct svmtune_kfd_hook {
 	kretprobe_handler_t kret_entry;
 	kretprobe_handler_t kret_exit;
 	bool begins_fault;
+	bool core;
+	unsigned long core_addr;
 	unsigned long addr;
 	struct ftrace_ops ops;
 	struct kretprobe krp;
@@ -1140,6 +1146,21 @@ static int svmtune_kfd_add_node_exit(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* The dirtying hooks (svmtune_kfd_dirty.c): their arguments only. */
+static void svmtune_kfd_update_range_hook(struct svmtune_kfd_hook *hook,
+					  struct pt_regs *regs,
+					  unsigned long parent_ip)
+{
+	svmtune_kfd_update_range_entry(regs);
+}
+
+static void svmtune_kfd_migrate_pages_hook(struct svmtune_kfd_hook *hook,
+					   struct pt_regs *regs,
+					   unsigned long parent_ip)
+{
+	svmtune_kfd_migrate_pages_entry(regs);
+}
+
 /*
  * Registered in this order and unregistered in the reverse (those that
  * begin faults last): the node hooks first, so no node is learned while a
@@ -1200,6 +1221,15 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.entry = svmtune_kfd_bo_create_entry,
 	},
 #endif
+	{
+		.symbol = "amdgpu_vm_update_range",
+		.entry = svmtune_kfd_update_range_hook,
+	}, {
+		.symbol = "migrate_vma_pages",
+		.core = true,
+		.core_addr = (unsigned long)migrate_vma_pages,
+		.entry = svmtune_kfd_migrate_pages_hook,
+	},
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	{
 		.symbol = "svm_range_get_attr",
@@ -1501,7 +1531,8 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 	int ret = 0;
 
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
-		hook->addr = svmtune_kfd_lookup(amdgpu, hook->symbol, NULL);
+		hook->addr = hook->core ? hook->core_addr :
+			     svmtune_kfd_lookup(amdgpu, hook->symbol, NULL);
 		if (!hook->addr) {
 			snprintf(why, len, "%s has no %s: built without CONFIG_HSA_AMD_SVM, or not the KFD svmtune_kfd was built for",
 				 amdgpu->name, hook->symbol);

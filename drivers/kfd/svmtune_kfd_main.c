@@ -405,6 +405,8 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED] = "cpu_faults_not_migrated",
 	[SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES] = "faults_on_unknown_nodes",
 	[SVMTUNE_KFD_CONTIGUOUS_REQUESTED] = "contiguous_requested",
+	[SVMTUNE_KFD_REMOTE_PAGES_DIRTIED] = "remote_pages_dirtied",
+	[SVMTUNE_KFD_VRAM_PAGES_DIRTIED] = "vram_pages_dirtied",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,

@@ -216,6 +216,26 @@ struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_devic
 }
 
 /**
+ * svmtune_kfd_node_pgmap() - whether device-private memory is KFD's
+ * @pgmap: the memory's dev_pagemap
+ *
+ * Return: true if @pgmap is the VRAM pagemap (adev->kfd.pgmap) of the
+ * amdgpu device of a node learned. Never sleeps.
+ */
+bool svmtune_kfd_node_pgmap(const struct dev_pagemap *pgmap)
+{
+	unsigned int i, n = svmtune_kfd_nodes_published();
+
+	for (i = 0; i < n; i++) {
+		struct amdgpu_device *adev = READ_ONCE(svmtune_kfd_nodes[i].info.adev);
+
+		if (adev && &adev->kfd.pgmap == pgmap)
+			return true;
+	}
+	return false;
+}
+
+/**
  * svmtune_kfd_node_added() - amdgpu added a KFD node
  * @info: the node, from the return of kfd_topology_add_device()
  *

@@ -400,6 +400,20 @@ fi
 #         block fills (svmtune_kfd reports what KFD moved).
 svmtune_phase prefetch svmtune_kfd
 
+# 5b'''''. GPU writes to system memory under reclaim. KFD alone: the test
+#          bed's GPU writes system pages by DMA as hardware does, and KFD
+#          dirties none of them, so reclaim drops the clean-but-writable
+#          ones (a shared page the CPU read first, a MADV_FREE'd page, one
+#          back from VRAM): the checks state that finding and fail the day
+#          KFD keeps the bytes. With svmtune_kfd (svmtune_kfd_dirty.c)
+#          every byte survives.
+if load_bed reclaim-kfd-alone num_gpus=1 vram_mb=64; then
+	"$test" reclaim kfd-alone >/tmp/kfdbed.out 2>&1
+	results reclaim-kfd-alone /tmp/kfdbed.out $?
+	unload_bed reclaim-kfd-alone
+fi
+svmtune_phase reclaim svmtune_kfd
+
 # 5b''''''. contiguous_vram on KFD's own BO creation: VRAM laid out with
 #            one unaligned 1 MiB run; the range's PTE fragments without
 #            and with the flag, and amdgpu's fallback when no run is free.

@@ -26,6 +26,8 @@
  * "kfdbed_test hold": prefetch to VRAM, close the devices, wait for the
  * module to go (the file /tmp/hold.go), then check the data, for the
  * unload-time eviction.
+ * "kfdbed_test reclaim": GPU writes to system pages, then reclaim, on
+ * KFD's own code (see reclaim_test()).
  * "kfdbed_test splitcount" (two GPUs) and "kfdbed_test racecount" (one):
  * reproducers of KFD 6.12 miscounting a range's VRAM pages, on KFD alone
  * (see splitcount_test() and racecount_test()); on 6.12 their VRAM checks
@@ -59,6 +61,11 @@
 #include "kfdbed_uapi.h"
 #include "kfdbed_check.h"
 #include "kfdsvm.h"
+#include "../svmtune_reclaim_util.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -2100,6 +2107,233 @@ static int racecount_test(void)
 	return kfdbed_fails != 0;
 }
 
+enum reclaim_backing {
+	RC_SHARED,
+	RC_MEMFD,
+	RC_PRIVATE_LAZYFREE,
+	RC_PRIVATE_LAZYFREE_VRAM,
+	RC_BACKINGS
+};
+enum reclaim_prior { RC_UNTOUCHED, RC_CPU_READ, RC_CPU_WRITTEN, RC_PRIORS };
+
+static const char *const rc_backing[] = {
+	"MAP_SHARED|MAP_ANONYMOUS",
+	"memfd",
+	"private, MADV_FREE'd",
+	"private, MADV_FREE'd, written in VRAM and prefetched back",
+};
+static const char *const rc_prior[] = { "untouched", "read by the CPU first",
+					"written by the CPU first" };
+
+/*
+ * One case of reclaim_test(): 2 MiB of @backing, put in state @prior, the
+ * GPU writes it through KFD's remote mapping of system pages (as the
+ * hardware does: DMA, no CPU page-table dirty bit), or in VRAM where KFD
+ * migrated it, then prefetched back to system memory; MADV_PAGEOUT twice,
+ * then the GPU and the CPU read it back. Returns the pages lost (read back
+ * wrong by either), or -1 when the case could not be set up as stated
+ * (checked and reported).
+ */
+static long reclaim_case(int kfd, int bed, uint32_t gpu,
+			 enum reclaim_backing backing, enum reclaim_prior prior)
+{
+	const size_t size = SZ_2M, n = size / 4, npages = size / 4096;
+	struct kfd_ioctl_svm_attribute attr[2] = {
+		{ KFD_IOCTL_SVM_ATTR_ACCESS, gpu },
+		{ KFD_IOCTL_SVM_ATTR_PREFERRED_LOC,
+		  KFD_IOCTL_SVM_LOCATION_SYSMEM },
+	};
+	uint32_t seed = 0x7ec1a100 + backing * 16 + prior, *p, *host;
+	struct kfdbed_access_args a;
+	uint32_t sum = 0;
+	size_t i, bad_gpu = 0, bad_cpu = 0;
+	int via_vram;
+	long resident, lost = -1;
+	int fd = -1, r;
+
+	host = malloc(size);
+	if (!host)
+		return -1;
+	switch (backing) {
+	case RC_SHARED:
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		break;
+	case RC_MEMFD:
+		fd = memfd_create("kfdbed-reclaim", MFD_CLOEXEC);
+		p = MAP_FAILED;
+		if (fd >= 0 && !ftruncate(fd, size))
+			p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, 0);
+		break;
+	default:
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		break;
+	}
+	if (p == MAP_FAILED) {
+		CHECK(0, "reclaim: map %s", rc_backing[backing]);
+		goto out;
+	}
+	/*
+	 * Shared memory cannot migrate (migrate_vma takes private anonymous
+	 * pages only); private memory would, so its range prefers system
+	 * memory and KFD maps it there.
+	 */
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, size, attr,
+		       backing == RC_PRIVATE_LAZYFREE ? 2 : 1);
+	via_vram = backing == RC_PRIVATE_LAZYFREE_VRAM;
+	if (r) {
+		CHECK(0, "reclaim: SET_ATTR on %s", rc_backing[backing]);
+		goto out_unmap;
+	}
+	if (prior == RC_CPU_READ)
+		for (i = 0; i < n; i += 1024)
+			sum += __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+	else if (prior == RC_CPU_WRITTEN)
+		for (i = 0; i < n; i++)
+			p[i] = pattern(i, ~seed);
+	/* The loads must happen: the sum goes somewhere. */
+	asm volatile("" : : "r"(sum));
+	if ((backing == RC_PRIVATE_LAZYFREE || via_vram) &&
+	    madvise(p, size, MADV_FREE)) {
+		CHECK(0, "reclaim: MADV_FREE");
+		goto out_unmap;
+	}
+
+	for (i = 0; i < n; i++)
+		host[i] = pattern(i, seed);
+	memset(&a, 0, sizeof(a));
+	r = kfdsvm_access(bed, gpu, p, host, size, 1, &a);
+	if (r || (via_vram ? a.vram_pages : a.sys_pages) != npages) {
+		CHECK(0,
+		      "reclaim: %s, %s: the GPU writes all %zu pages in %s (%llu in system memory, %llu in VRAM)",
+		      rc_backing[backing], rc_prior[prior], npages,
+		      via_vram ? "VRAM" : "system memory",
+		      (unsigned long long)a.sys_pages,
+		      (unsigned long long)a.vram_pages);
+		goto out_unmap;
+	}
+	if (via_vram) {
+		struct kfd_ioctl_svm_attribute back = {
+			KFD_IOCTL_SVM_ATTR_PREFETCH_LOC,
+			KFD_IOCTL_SVM_LOCATION_SYSMEM
+		};
+
+		if (kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, size, &back,
+			       1)) {
+			CHECK(0, "reclaim: %s: prefetched to system memory",
+			      rc_backing[backing]);
+			goto out_unmap;
+		}
+	}
+	madvise(p, size, MADV_PAGEOUT);
+	madvise(p, size, MADV_PAGEOUT);
+	resident = svmtune_resident_pages(p, size);
+	if (resident < 0 || resident > (long)npages / 2) {
+		CHECK(0,
+		      "reclaim: %s, %s: MADV_PAGEOUT takes the pages (%ld of %zu left resident)",
+		      rc_backing[backing], rc_prior[prior], resident, npages);
+		goto out_unmap;
+	}
+
+	memset(host, 0, size);
+	memset(&a, 0, sizeof(a));
+	r = kfdsvm_access(bed, gpu, p, host, size, 0, &a);
+	if (r) {
+		CHECK(0, "reclaim: %s, %s: the GPU reads the buffer back",
+		      rc_backing[backing], rc_prior[prior]);
+		goto out_unmap;
+	}
+	for (i = 0; i < npages; i++) {
+		size_t w;
+
+		for (w = i * 1024; w < (i + 1) * 1024; w++)
+			if (host[w] != pattern(w, seed))
+				break;
+		bad_gpu += w < (i + 1) * 1024;
+		for (w = i * 1024; w < (i + 1) * 1024; w++)
+			if (p[w] != pattern(w, seed))
+				break;
+		bad_cpu += w < (i + 1) * 1024;
+	}
+	printf("# reclaim: %s, %s: reclaim took %ld of %zu pages; read back wrong: GPU %zu, CPU %zu\n",
+	       rc_backing[backing], rc_prior[prior], (long)npages - resident,
+	       npages, bad_gpu, bad_cpu);
+	lost = bad_gpu > bad_cpu ? bad_gpu : bad_cpu;
+out_unmap:
+	munmap(p, size);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(host);
+	return lost;
+}
+
+/*
+ * GPU writes to system memory under reclaim, on KFD's own code: the
+ * sequence of svmtune_reclaim_test (emulated GPU) with the test bed's GPU,
+ * which writes system pages as the hardware does, by DMA through the
+ * addresses KFD mapped, setting no dirty bit. A page whose CPU PTE was
+ * writable and clean when the GPU wrote it stays clean unless the driver
+ * dirties it, and reclaim then drops it.
+ *
+ * "reclaim": every case must keep every byte (with svmtune_kfd, which
+ * dirties the system pages KFD maps writable and those coming back from
+ * VRAM: svmtune_kfd_dirty.c). "reclaim kfd-alone": the finding on KFD's
+ * code with nothing of svmtune's loaded: the cases whose pages were clean
+ * and writable, or came back from VRAM clean, lose bytes; the others keep
+ * them.
+ */
+static int reclaim_test(int kfd_alone)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	enum reclaim_backing b;
+	enum reclaim_prior pr;
+	uint32_t gpu;
+	int swap;
+	long lost;
+
+	CHECK(kfd >= 0 && bed >= 0, "reclaim: open /dev/kfd and /dev/kfdbed");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	swap = svmtune_swap_on(64);
+	CHECK(swap >= 0, "reclaim: swap on zram (%d)", swap);
+	if (swap < 0)
+		return 1;
+	for (b = 0; b < RC_BACKINGS; b++)
+		for (pr = 0; pr < RC_PRIORS; pr++) {
+			int clean_writable;
+
+			/* MADV_FREE'd private pages: written first, then freed. */
+			if ((b == RC_PRIVATE_LAZYFREE ||
+			     b == RC_PRIVATE_LAZYFREE_VRAM) &&
+			    pr != RC_CPU_WRITTEN)
+				continue;
+			clean_writable = pr == RC_CPU_READ ||
+					 b == RC_PRIVATE_LAZYFREE ||
+					 b == RC_PRIVATE_LAZYFREE_VRAM;
+			lost = reclaim_case(kfd, bed, gpu, b, pr);
+			if (lost < 0)
+				continue;
+			if (kfd_alone && clean_writable)
+				CHECK(lost > 0,
+				      "reclaim, KFD alone: %s, %s: the GPU's bytes of %ld of 512 pages are lost (KFD does not dirty what the GPU writes)",
+				      rc_backing[b], rc_prior[pr], lost);
+			else
+				CHECK(lost == 0,
+				      "reclaim%s: %s, %s: every byte the GPU wrote survives reclaim (%ld pages lost)",
+				      kfd_alone ? ", KFD alone" : "",
+				      rc_backing[b], rc_prior[pr], lost);
+		}
+	if (swap == 1)
+		svmtune_swap_off();
+	close(bed);
+	close(kfd);
+	return kfdbed_fails != 0;
+}
+
 /* svmtune_kfd's nodes file line for @gpu_id: its device, VRAM, presence. */
 static int kfd_node_line(uint32_t gpu_id, unsigned int *dev,
 			 unsigned long long *vram, char *present)
@@ -2464,6 +2698,8 @@ int main(int argc, char **argv)
 		return racecount_test();
 	if (argc > 1 && !strcmp(argv[1], "nodes"))
 		return nodes_test();
+	if (argc > 1 && !strcmp(argv[1], "reclaim"))
+		return reclaim_test(argc > 2 && !strcmp(argv[2], "kfd-alone"));
 	kfd = open("/dev/kfd", O_RDWR);
 	bed = open("/dev/kfdbed", O_RDWR);
 	CHECK(kfd >= 0 && bed >= 0, "open /dev/kfd and /dev/kfdbed");
