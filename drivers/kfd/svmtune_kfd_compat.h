@@ -113,6 +113,12 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 
 typedef int (svmtune_kfd_topology_node_t)(struct kfd_node *gpu);
 
+/* The VRAM pagemap of @adev's device-private pages: one per GPU. */
+static inline const struct dev_pagemap *svmtune_kfd_vram_pgmap(struct amdgpu_device *adev)
+{
+	return &adev->kfd.pgmap;
+}
+
 /*
  * Whether @phys is in @dev's swiotlb bounce buffers (the default pool:
  * swiotlb_find_pool()'s search of dynamic pools is not exported).
@@ -207,6 +213,14 @@ typedef int (svmtune_kfd_to_ram_t)(struct svm_range *prange,
 				   struct page *fault_page);
 
 typedef int (svmtune_kfd_topology_node_t)(struct kfd_dev *gpu);
+
+/* The VRAM pagemap of @adev's device-private pages: its KFD device's. */
+static inline const struct dev_pagemap *svmtune_kfd_vram_pgmap(struct amdgpu_device *adev)
+{
+	struct kfd_dev *kfd = READ_ONCE(adev->kfd.dev);
+
+	return kfd ? &kfd->pgmap : NULL;
+}
 
 /* Whether @phys is in @dev's swiotlb bounce buffers. */
 static inline bool svmtune_kfd_bounce_buffer(struct device *dev, phys_addr_t phys)

@@ -219,7 +219,7 @@ struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_devic
  * svmtune_kfd_node_pgmap() - whether device-private memory is KFD's
  * @pgmap: the memory's dev_pagemap
  *
- * Return: true if @pgmap is the VRAM pagemap (adev->kfd.pgmap) of the
+ * Return: true if @pgmap is the VRAM pagemap (svmtune_kfd_vram_pgmap()) of the
  * amdgpu device of a node learned. Never sleeps.
  */
 bool svmtune_kfd_node_pgmap(const struct dev_pagemap *pgmap)
@@ -229,7 +229,7 @@ bool svmtune_kfd_node_pgmap(const struct dev_pagemap *pgmap)
 	for (i = 0; i < n; i++) {
 		struct amdgpu_device *adev = READ_ONCE(svmtune_kfd_nodes[i].info.adev);
 
-		if (adev && &adev->kfd.pgmap == pgmap)
+		if (adev && svmtune_kfd_vram_pgmap(adev) == pgmap)
 			return true;
 	}
 	return false;
