@@ -400,6 +400,15 @@ fi
 #         block fills (svmtune_kfd reports what KFD moved).
 svmtune_phase prefetch svmtune_kfd
 
+# 5b''''''''. hmm's -EAGAIN on KFD alone: copy-on-write in a
+#            range the GPU writes races hmm_range_fault(); amdgpu returns
+#            -EAGAIN, KFD returns 0 and the GPU retries.
+if load_bed eagain num_gpus=1 vram_mb=64; then
+	"$test" eagain >/tmp/kfdbed.out 2>&1
+	results eagain /tmp/kfdbed.out $?
+	unload_bed eagain
+fi
+
 # 5b'''''. GPU writes to system memory under reclaim. KFD alone: the test
 #          bed's GPU writes system pages by DMA as hardware does, and KFD
 #          dirties none of them, so reclaim drops the clean-but-writable

@@ -29,7 +29,9 @@
  *    copies into the GART table (a VRAM BO), exactly KFD's sequence.
  *  - GPU VM (kfdbed_vm.c): per process and GPU, a page table of GFX9 PTEs
  *    written by amdgpu_vm_update_range(); hmm_range_fault() for KFD's page
- *    snapshots.
+ *    snapshots, returning -EAGAIN when the range changed under the walk,
+ *    as 6.12's amdgpu_hmm_range_get_pages() does (KFD then returns 0 and
+ *    the GPU retries).
  *  - Retry faults (kfdbed_ih.c): an IH1 ring drained by a work item that
  *    calls KFD's svm_range_restore_pages(), with the GMC fault filter and
  *    the checkpoint wait KFD uses when it drains faults.

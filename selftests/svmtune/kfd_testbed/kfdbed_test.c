@@ -26,6 +26,8 @@
  * "kfdbed_test hold": prefetch to VRAM, close the devices, wait for the
  * module to go (the file /tmp/hold.go), then check the data, for the
  * unload-time eviction.
+ * "kfdbed_test eagain": hmm's -EAGAIN on KFD's fault path, from
+ * copy-on-write racing the GPU's write faults (see eagain_test()).
  * "kfdbed_test reclaim": GPU writes to system pages, then reclaim, on
  * KFD's own code (see reclaim_test()).
  * "kfdbed_test splitcount" (two GPUs) and "kfdbed_test racecount" (one):
@@ -2334,6 +2336,120 @@ static int reclaim_test(int kfd_alone)
 	return kfdbed_fails != 0;
 }
 
+struct cpu_writer {
+	uint32_t *p;
+	size_t npages;
+	int stop;
+	unsigned long writes;
+};
+
+/*
+ * Write the bytes the GPU is writing, to random pages, until told to stop:
+ * each first write to a page still on the zero page is a COW, which
+ * invalidates the page under KFD's walks.
+ */
+static void *cpu_writer(void *arg)
+{
+	struct cpu_writer *w = arg;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		size_t pg, i;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		pg = x % w->npages;
+		for (i = pg * 1024; i < (pg + 1) * 1024; i++)
+			w->p[i] = pattern(i, 0xea6a1);
+		w->writes++;
+		usleep(500);
+	}
+	return NULL;
+}
+
+/*
+ * A CPU/GPU race on KFD's own fault path. The CPU reads 4 MiB first (the
+ * zero page, read-only), then the GPU writes all of it, preferring system
+ * memory (KFD maps it in place) while a CPU thread writes the same bytes
+ * to random pages. KFD's hmm_range_fault() asks for write access: a page
+ * on the zero page is copied on write, the copy invalidates the range
+ * (KFD's notifier moves its sequence), and the walk ends with -EBUSY;
+ * the CPU's own copies land in other walks the same way. 6.12's
+ * amdgpu_hmm_range_get_pages() returns -EAGAIN then,
+ * svm_range_restore_pages() returns 0 without mapping, and the GPU's
+ * retry fault comes back: the test bed counts the -EAGAIN (hmm_eagain)
+ * and the faults served with nothing mapped (faults_unserved). Every byte
+ * must read back, by the CPU and the GPU.
+ */
+static int eagain_test(void)
+{
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	const size_t size = BUF_SIZE, n = size / 4;
+	struct kfd_ioctl_svm_attribute attr[2];
+	struct kfdbed_gpu_stats s0, s1;
+	struct cpu_writer w = { 0 };
+	struct kfdbed_access_args a;
+	uint32_t gpu, *p, *host, sum = 0;
+	pthread_t th;
+	int r, cpu_ok, gpu_ok;
+	size_t i;
+
+	CHECK(kfd >= 0 && bed >= 0, "eagain: open /dev/kfd and /dev/kfdbed");
+	if (kfd < 0 || bed < 0)
+		return 1;
+	s0 = stats(bed);
+	gpu = s0.gpu_id;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(size);
+	if (p == MAP_FAILED || !host)
+		return 1;
+	madvise(p, size, MADV_NOHUGEPAGE);
+	attr[0].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[0].value = gpu;
+	attr[1].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
+	attr[1].value = KFD_IOCTL_SVM_LOCATION_SYSMEM;
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, p, size, attr, 2);
+	CHECK(!r, "eagain: 4 MiB preferring system memory");
+	if (r)
+		return 1;
+	for (i = 0; i < n; i += 1024)
+		sum += __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+	CHECK(sum == 0, "eagain: the CPU reads zeros first");
+
+	for (i = 0; i < n; i++)
+		host[i] = pattern(i, 0xea6a1);
+	w.p = p;
+	w.npages = size / 4096;
+	if (pthread_create(&th, NULL, cpu_writer, &w))
+		return 1;
+	memset(&a, 0, sizeof(a));
+	r = kfdsvm_access(bed, gpu, p, host, size, 1, &a);
+	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	CHECK(!r,
+	      "eagain: the GPU writes 4 MiB while the CPU writes %lu pages (%u faults)",
+	      w.writes, a.faults);
+	cpu_ok = check_pattern(p, n, 0xea6a1);
+	memset(host, 0, size);
+	gpu_ok = !kfdsvm_access(bed, gpu, p, host, size, 0, &a) &&
+		 check_pattern(host, n, 0xea6a1);
+	CHECK(cpu_ok && gpu_ok,
+	      "eagain: every byte reads back (CPU %d, GPU %d)", cpu_ok, gpu_ok);
+	s1 = stats(bed);
+	CHECK(s1.hmm_eagain > s0.hmm_eagain,
+	      "eagain: hmm_range_fault() raced copy-on-write and amdgpu returned -EAGAIN %llu times; the GPU retried (%llu faults served with nothing mapped, of %llu)",
+	      (unsigned long long)(s1.hmm_eagain - s0.hmm_eagain),
+	      (unsigned long long)(s1.faults_unserved - s0.faults_unserved),
+	      (unsigned long long)(s1.faults_handled - s0.faults_handled));
+	munmap(p, size);
+	free(host);
+	close(bed);
+	close(kfd);
+	return kfdbed_fails != 0;
+}
+
 /* svmtune_kfd's nodes file line for @gpu_id: its device, VRAM, presence. */
 static int kfd_node_line(uint32_t gpu_id, unsigned int *dev,
 			 unsigned long long *vram, char *present)
@@ -2698,6 +2814,8 @@ int main(int argc, char **argv)
 		return racecount_test();
 	if (argc > 1 && !strcmp(argv[1], "nodes"))
 		return nodes_test();
+	if (argc > 1 && !strcmp(argv[1], "eagain"))
+		return eagain_test();
 	if (argc > 1 && !strcmp(argv[1], "reclaim"))
 		return reclaim_test(argc > 2 && !strcmp(argv[2], "kfd-alone"));
 	kfd = open("/dev/kfd", O_RDWR);

@@ -11,7 +11,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KFDBED_VERSION 2
+#define KFDBED_VERSION 3
 
 /* PTE fragment sizes: 4 KiB << f for f in 0..KFDBED_NR_FRAGS-1 (as GFX9). */
 #define KFDBED_NR_FRAGS 32
@@ -41,6 +41,10 @@
  * @pages_to_ram: pages copied from VRAM by SDMA
  * @unmaps: KFD unmap-from-GPU events
  * @accesses: pages accessed through KFDBED_IOC_ACCESS
+ * @hmm_eagain: amdgpu_hmm_range_get_pages() calls that returned -EAGAIN
+ *	because the range changed under hmm_range_fault() (-EBUSY), as
+ *	6.12's amdgpu returns it: KFD then returns 0 and the GPU retries
+ *	(since version 3)
  * @pte_updates_frag: @pte_updates by the PTE fragment they were written
  *	with (amdgpu's rule: the largest power of two the start is aligned
  *	to that fits in the physically contiguous run; 0 for scattered
@@ -67,6 +71,7 @@ struct kfdbed_gpu_stats {
 	__u64 pages_to_ram;
 	__u64 unmaps;
 	__u64 accesses;
+	__u64 hmm_eagain;
 	__u64 pte_updates_frag[KFDBED_NR_FRAGS];
 };
 

@@ -454,6 +454,23 @@ uint64_t amdgpu_gem_va_map_flags(struct amdgpu_device *adev, uint32_t flags)
 	return AMDGPU_PTE_MTYPE_VG10(pte, mtype);
 }
 
+/*
+ * The GPU whose device-private memory @owner names (KFD's
+ * SVM_ADEV_PGMAP_OWNER: the device, or its xGMI hive), for counting; the
+ * first GPU of a hive, or GPU 0.
+ */
+static struct kfdbed_gpu *kfdbed_gpu_of_owner(void *owner)
+{
+	unsigned int i;
+
+	for (i = 0; i < kfdbed_num_gpus; i++)
+		if ((void *)kfdbed_gpus[i]->adev == owner ||
+		    (kfdbed_gpus[i]->adev->hive &&
+		     (void *)kfdbed_gpus[i]->adev->hive == owner))
+			return kfdbed_gpus[i];
+	return kfdbed_gpus[0];
+}
+
 /**
  * amdgpu_hmm_range_get_pages() - fault in and snapshot CPU pages for a GPU
  * @notifier: the range's interval notifier
@@ -464,21 +481,23 @@ uint64_t amdgpu_gem_va_map_flags(struct amdgpu_device *adev, uint32_t flags)
  * @pages: out (optional): the pages
  * @phmm_range: out: the hmm_range, for amdgpu_hmm_range_get_pages_done()
  *
- * hmm_range_fault() in the mmu_interval_read_begin() loop, retried on
- * -EBUSY until a timeout (HMM_RANGE_DEFAULT_TIMEOUT); the caller holds
+ * As 6.12.118's amdgpu: one mmu_interval_read_begin(), then
+ * hmm_range_fault() over the range in pieces of at most 2 GiB, and no
+ * retry: when the range changed under the walk (-EBUSY) it returns
+ * -EAGAIN, KFD's fault handler returns 0 without mapping, and the GPU's
+ * retry fault comes back (counted: hmm_eagain). The caller holds
  * mmap_lock for read.
  *
- * Return: 0 or a negative errno.
+ * Return: 0, -EAGAIN, or another negative errno.
  */
 int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
 			       uint64_t start, uint64_t npages, bool readonly,
 			       void *owner, struct page **pages,
 			       struct hmm_range **phmm_range)
 {
-	unsigned long timeout =
-		jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	const u64 max_bytes = SZ_2G;
 	struct hmm_range *range;
-	unsigned long *pfns;
+	unsigned long *pfns, end;
 	u64 i;
 	int r;
 
@@ -493,22 +512,22 @@ int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
 			       (readonly ? 0 : HMM_PFN_REQ_WRITE);
 	range->hmm_pfns = pfns;
 	range->start = start;
-	range->end = start + npages * PAGE_SIZE;
+	end = start + npages * PAGE_SIZE;
 	range->dev_private_owner = owner;
 
-	do {
-		range->notifier_seq = mmu_interval_read_begin(notifier);
+	range->notifier_seq = mmu_interval_read_begin(notifier);
+	for (;;) {
+		range->end = min(range->start + max_bytes, end);
 		r = hmm_range_fault(range);
-		if (r != -EBUSY)
+		if (r)
+			goto out_free;
+		if (range->end == end)
 			break;
-		if (time_after(jiffies, timeout)) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		cond_resched();
-	} while (1);
-	if (r)
-		goto out_free;
+		range->hmm_pfns += max_bytes >> PAGE_SHIFT;
+		range->start = range->end;
+	}
+	range->start = start;
+	range->hmm_pfns = pfns;
 
 	if (pages)
 		for (i = 0; i < npages; i++)
@@ -519,6 +538,11 @@ int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
 out_free:
 	kvfree(pfns);
 	kfree(range);
+	if (r == -EBUSY) {
+		kfdbed_stat_inc(kfdbed_gpu_of_owner(owner),
+				KFDBED_STAT_HMM_EAGAIN);
+		r = -EAGAIN;
+	}
 	return r;
 }
 
