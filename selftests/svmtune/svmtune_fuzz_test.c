@@ -24,6 +24,8 @@
  *
  * The seed is printed and a run replays from it:
  *   SVMTUNE_FUZZ_SEED=<n> SVMTUNE_FUZZ_OPS=<n> svmtune_fuzz_test
+ * SVMTUNE_FUZZ_SECONDS=<n> stops after n seconds if the operations are
+ * not done by then (the final checks and the report still run).
  * SVMTUNE_FUZZ_CHECK_ALL=1 checks every region on the CPU after every
  * operation, to find the one that lost a byte (the last sixteen are
  * printed with the first mismatch either way).
@@ -975,6 +977,8 @@ TEST(seeded_mix_against_shadow)
 
 	ASSERT_NE(NULL, f);
 	unsigned long memcg_mb = env_ulong("SVMTUNE_FUZZ_MEMCG_MB", 48);
+	unsigned long seconds;
+	time_t deadline;
 	char cgroup[64] = "";
 	int swap = 0;
 
@@ -1021,7 +1025,12 @@ TEST(seeded_mix_against_shadow)
 		ASSERT_EQ(0, new_region(f, &f->r[i]));
 
 	f->check_all = env_ulong("SVMTUNE_FUZZ_CHECK_ALL", 0);
+	seconds = env_ulong("SVMTUNE_FUZZ_SECONDS", 0);
+	deadline = time(NULL) + seconds;
 	for (done = 0; done < nops && !f->mismatches; done++) {
+		/* A time budget ends the run early, checked and reported. */
+		if (seconds && !(done % 16) && time(NULL) >= deadline)
+			break;
 		f->done = done;
 		do_op(f, pick_op(f));
 		for (i = 0; f->check_all && i < NREGIONS; i++)

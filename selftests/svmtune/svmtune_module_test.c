@@ -28,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
+#include "svmtune_reclaim_util.h"
 
 /* svmtune's backends use it: they go first. */
 static int unload_svmtune(void)
@@ -661,7 +662,7 @@ TEST_F(module, device_fault_on_other_device_memory_moves_it_over)
 TEST_F_TIMEOUT(module, fuzzers_share_four_small_gpus, 1800)
 {
 	char exe[4096], cmd[4200], *slash;
-	int i, status, failed = 0;
+	int i, status, failed = 0, swap;
 	unsigned long seed = time(NULL);
 	ssize_t n;
 	pid_t pid[4];
@@ -677,6 +678,9 @@ TEST_F_TIMEOUT(module, fuzzers_share_four_small_gpus, 1800)
 
 	ASSERT_EQ(0, unload_emu());
 	ASSERT_EQ(0, system("modprobe svmtune_emu ndevices=4 vram_mb=4"));
+	/* For all four: none of them turns it off under the others. */
+	swap = svmtune_swap_on(512);
+	ASSERT_LE(0, swap) TH_LOG("no swap and none on zram");
 	TH_LOG("seeds %lu to %lu", seed, seed + 3);
 	for (i = 0; i < 4; i++) {
 		pid[i] = fork();
@@ -713,6 +717,8 @@ TEST_F_TIMEOUT(module, fuzzers_share_four_small_gpus, 1800)
 				TH_LOG("no output");
 		}
 	}
+	if (swap == 1)
+		svmtune_swap_off();
 	EXPECT_EQ(0, failed);
 	EXPECT_EQ(0, unload_emu()) TH_LOG("delete_module: %s", strerror(errno));
 }

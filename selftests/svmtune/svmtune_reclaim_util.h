@@ -59,18 +59,12 @@ static inline int svmtune_swap_active(void)
 	return lines > 1;
 }
 
-/*
- * Swap of @mib MiB on zram0 unless some swap is on already. Returns 1 when
- * this call turned it on (svmtune_swap_off() undoes it), 0 when swap was on
- * already, -errno when there is none and none could be made (no zram).
- */
-static inline int svmtune_swap_on(unsigned int mib)
+/* Make zram0 @mib MiB of swap and turn it on; 0 or -errno. */
+static inline int svmtune_swap_make(unsigned int mib)
 {
 	char size[32];
 	int ret;
 
-	if (svmtune_swap_active())
-		return 0;
 	if (access(SVMTUNE_ZRAM_SYSFS "/disksize", W_OK))
 		return -ENODEV;
 	svmtune_rw_file(SVMTUNE_ZRAM_SYSFS "/reset", "1");
@@ -81,9 +75,32 @@ static inline int svmtune_swap_on(unsigned int mib)
 	/* busybox's mkswap writes the header; swapon(2) is the syscall. */
 	if (system("mkswap " SVMTUNE_ZRAM " >/dev/null 2>&1"))
 		return -EIO;
-	if (swapon(SVMTUNE_ZRAM, 0))
-		return -errno;
-	return 1;
+	return swapon(SVMTUNE_ZRAM, 0) ? -errno : 0;
+}
+
+/*
+ * Swap of @mib MiB on zram0 unless some swap is on already. Returns 1 when
+ * this call turned it on (svmtune_swap_off() undoes it), 0 when swap was on
+ * already (or another process turned it on meanwhile: several fuzzers
+ * start at once), -errno when there is none and none could be made (no
+ * zram).
+ */
+static inline int svmtune_swap_on(unsigned int mib)
+{
+	int ret, i;
+
+	if (svmtune_swap_active())
+		return 0;
+	ret = svmtune_swap_make(mib);
+	if (!ret)
+		return 1;
+	/* Lost a race with another process setting it up: wait for it. */
+	for (i = 0; i < 50 && ret != -ENODEV; i++) {
+		if (svmtune_swap_active())
+			return 0;
+		usleep(100000);
+	}
+	return ret;
 }
 
 static inline void svmtune_swap_off(void)
