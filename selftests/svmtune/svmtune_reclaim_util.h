@@ -26,23 +26,11 @@
 #include <sys/swap.h>
 #include <unistd.h>
 
+#include "svmtune_test_util.h"
+
 #define SVMTUNE_ZRAM "/dev/zram0"
 #define SVMTUNE_ZRAM_SYSFS "/sys/block/zram0"
 #define SVMTUNE_CGROUP_ROOT "/sys/fs/cgroup"
-
-static inline int svmtune_rw_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n < 0 ? (int)n : 0;
-}
 
 /* Whether /proc/swaps lists a swap area (more than its header line). */
 static inline int svmtune_swap_active(void)
@@ -67,9 +55,9 @@ static inline int svmtune_swap_make(unsigned int mib)
 
 	if (access(SVMTUNE_ZRAM_SYSFS "/disksize", W_OK))
 		return -ENODEV;
-	svmtune_rw_file(SVMTUNE_ZRAM_SYSFS "/reset", "1");
+	svmtune_write_file(SVMTUNE_ZRAM_SYSFS "/reset", "1");
 	snprintf(size, sizeof(size), "%uM", mib);
-	ret = svmtune_rw_file(SVMTUNE_ZRAM_SYSFS "/disksize", size);
+	ret = svmtune_write_file(SVMTUNE_ZRAM_SYSFS "/disksize", size);
 	if (ret)
 		return ret;
 	/* busybox's mkswap writes the header; swapon(2) is the syscall. */
@@ -106,7 +94,7 @@ static inline int svmtune_swap_on(unsigned int mib)
 static inline void svmtune_swap_off(void)
 {
 	swapoff(SVMTUNE_ZRAM);
-	svmtune_rw_file(SVMTUNE_ZRAM_SYSFS "/reset", "1");
+	svmtune_write_file(SVMTUNE_ZRAM_SYSFS "/reset", "1");
 }
 
 /*
@@ -124,8 +112,8 @@ static inline int svmtune_cgroup_enter(const char *name,
 	if (access(SVMTUNE_CGROUP_ROOT "/cgroup.procs", F_OK) &&
 	    mount("none", SVMTUNE_CGROUP_ROOT, "cgroup2", 0, NULL))
 		return -errno;
-	ret = svmtune_rw_file(SVMTUNE_CGROUP_ROOT "/cgroup.subtree_control",
-			      "+memory");
+	ret = svmtune_write_file(SVMTUNE_CGROUP_ROOT "/cgroup.subtree_control",
+				 "+memory");
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), SVMTUNE_CGROUP_ROOT "/%s", name);
@@ -134,13 +122,13 @@ static inline int svmtune_cgroup_enter(const char *name,
 	snprintf(path, sizeof(path), SVMTUNE_CGROUP_ROOT "/%s/memory.max",
 		 name);
 	snprintf(val, sizeof(val), "%lu", max_bytes);
-	ret = svmtune_rw_file(path, val);
+	ret = svmtune_write_file(path, val);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), SVMTUNE_CGROUP_ROOT "/%s/cgroup.procs",
 		 name);
 	snprintf(val, sizeof(val), "%d", getpid());
-	return svmtune_rw_file(path, val);
+	return svmtune_write_file(path, val);
 }
 
 static inline void svmtune_cgroup_leave(const char *name)
@@ -148,7 +136,7 @@ static inline void svmtune_cgroup_leave(const char *name)
 	char path[256], val[32];
 
 	snprintf(val, sizeof(val), "%d", getpid());
-	svmtune_rw_file(SVMTUNE_CGROUP_ROOT "/cgroup.procs", val);
+	svmtune_write_file(SVMTUNE_CGROUP_ROOT "/cgroup.procs", val);
 	snprintf(path, sizeof(path), SVMTUNE_CGROUP_ROOT "/%s", name);
 	rmdir(path);
 }
