@@ -109,8 +109,15 @@ static inline int svmtune_cgroup_enter(const char *name,
 	char path[256], val[32];
 	int ret;
 
+	/*
+	 * Processes that start together (make stress) may all find it
+	 * unmounted: the second mount of cgroup2 on the same place fails with
+	 * EBUSY, and the first one's mount is what it wanted.
+	 */
 	if (access(SVMTUNE_CGROUP_ROOT "/cgroup.procs", F_OK) &&
-	    mount("none", SVMTUNE_CGROUP_ROOT, "cgroup2", 0, NULL))
+	    mount("none", SVMTUNE_CGROUP_ROOT, "cgroup2", 0, NULL) &&
+	    (errno != EBUSY ||
+	     access(SVMTUNE_CGROUP_ROOT "/cgroup.procs", F_OK)))
 		return -errno;
 	ret = svmtune_write_file(SVMTUNE_CGROUP_ROOT "/cgroup.subtree_control",
 				 "+memory");
