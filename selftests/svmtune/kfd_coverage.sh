@@ -23,6 +23,7 @@
 #   kfd_coverage.sh collect >>HITS       (before it is unloaded)
 # and at the end:
 #   kfd_coverage.sh report FUNCTION-LIST HITS
+#   kfd_coverage.sh gcov                 (gcov's counters, for the host)
 # FUNCTION-LIST: "file function" lines (build/kfd_functions.txt, from nm of
 # the test bed's objects), counted where ftrace can trace them (the
 # module's entries in available_filter_functions). report prints, per file,
@@ -86,8 +87,23 @@ report)
 		sed -n "s/^missed /kfd-coverage-missed $f: /p" /tmp/kfd_marked
 	done
 	;;
+gcov)
+	# gcov's counters of KFD's two files (the test bed compiles them with
+	# GCOV_PROFILE; debugfs keeps them across unloads), base64 on one line
+	# each, for tools/kfd-gcov on the host to read against the .gcno files.
+	g=/sys/kernel/debug/gcov
+	[ -d $g ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	for f in kfdbed_kfd_svm kfdbed_kfd_migrate; do
+		gcda=$(find $g -name "$f.gcda" 2>/dev/null | head -n 1)
+		if [ -n "$gcda" ]; then
+			echo "kfd-gcda $f $(base64 -w 0 "$gcda")"
+		else
+			echo "kfd-gcda $f none"
+		fi
+	done
+	;;
 *)
-	echo "usage: kfd_coverage.sh start FUNCTION-LIST | collect | report FUNCTION-LIST HITS" >&2
+	echo "usage: kfd_coverage.sh start FUNCTION-LIST | collect | report FUNCTION-LIST HITS | gcov" >&2
 	exit 2
 	;;
 esac

@@ -38,13 +38,19 @@ results() { # PHASE FILE RC
 	[ "$3" != 0 ] && status=1
 }
 
-load_bed() { # PHASE PARAMS...
+load_bed() { # [--untraced] PHASE PARAMS...
+	traced=1
+	if [ "$1" = --untraced ]; then
+		traced=0
+		shift
+	fi
 	phase=$1
 	shift
 	if ! insmod "$bed" "$@"; then
 		fail "$phase:load" "insmod of the KFD test bed ($*) failed"
 		return 1
 	fi
+	[ $traced = 1 ] || return 0
 	"$cov" start "$dir/kfd_functions.txt" ||
 		fail "$phase:coverage" "cannot start the function tracer"
 }
@@ -60,7 +66,7 @@ unload_svmtune() {
 }
 
 unload_bed() { # PHASE
-	"$cov" collect >>/tmp/kfd_hit_all
+	[ "$traced" = 1 ] && "$cov" collect >>/tmp/kfd_hit_all
 	rmmod amdgpu || fail "$1:unload" "rmmod of the KFD test bed failed"
 }
 
@@ -159,8 +165,10 @@ if load_bed noxnack num_gpus=1 vram_mb=64; then
 	unload_bed noxnack
 fi
 
-# 3. More SVM memory than VRAM: TTM evicts, KFD migrates the victim out.
-if load_bed overcommit num_gpus=1 vram_mb=16; then
+# 3. More SVM memory than VRAM, under amdgpu 6.12's rules: TTM evicts at
+#    VRAM - 8 MiB, KFD migrates the victim out; KFD's migration limit keeps
+#    a range larger than VRAM - 8 MiB in system memory.
+if load_bed overcommit num_gpus=1 vram_mb=32; then
 	"$test" overcommit >/tmp/kfdbed.out 2>&1
 	results overcommit /tmp/kfdbed.out $?
 	unload_bed overcommit
@@ -214,6 +222,41 @@ if load_bed managed-svmtune num_gpus=2 vram_mb=64; then
 	fi
 	unload_bed managed-svmtune
 	unload_svmtune
+fi
+
+# 3f. A fault storm as MI200/MI300 make one (kfdbed_storm): 256 waves on
+#     each of two GPUs over 64 MiB, faulting at once through the retry CAM;
+#     every byte checked, the CAM's held-back repeats, re-raises and KFD's
+#     drops counted. On KFD alone, then under svmtune_kfd's defaults.
+#     Not traced: tens of thousands of KFD calls would overrun the function
+#     tracer's buffer and take minutes to read back (gcov counts them).
+storm=$dir/kfdbed_storm
+if load_bed --untraced storm num_gpus=2 vram_mb=128; then
+	"$storm" 256 64 >/tmp/kfdbed.out 2>&1
+	results storm /tmp/kfdbed.out $?
+	grep '^# ' /tmp/kfdbed.out
+	unload_bed storm
+fi
+if load_bed --untraced storm-svmtune num_gpus=2 vram_mb=128; then
+	if modprobe svmtune_kfd; then
+		"$storm" 256 64 >/tmp/kfdbed.out 2>&1
+		results storm-svmtune /tmp/kfdbed.out $?
+		grep '^# ' /tmp/kfdbed.out
+		sed 's/^/# svmtune_kfd: /' /sys/kernel/svmtune/kfd/stats
+	else
+		fail storm-svmtune:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed storm-svmtune
+	unload_svmtune
+fi
+
+# 3g. GFX9's 2 MiB page-table entries (kfdbed_pdb0): a block mapped as one
+#     PDB0 entry loses all of it when the CPU takes one page, and the GPU
+#     faults on every page again, as on amdgpu.
+if load_bed pdb0 num_gpus=1 vram_mb=64; then
+	"$dir/kfdbed_pdb0" >/tmp/kfdbed.out 2>&1
+	results pdb0 /tmp/kfdbed.out $?
+	unload_bed pdb0
 fi
 
 # 3e. Reproducers of KFD 6.12 miscounting a range's VRAM pages, on KFD
@@ -507,6 +550,8 @@ if load_bed unload num_gpus=1 vram_mb=64; then
 	results unload /tmp/kfdbed.out $?
 fi
 
-# Which of KFD's functions ran, over all phases.
+# Which of KFD's functions ran, over all phases; and gcov's line and branch
+# counters of KFD's two files, which tools/kfd-gcov reads on the host.
 "$cov" report "$dir/kfd_functions.txt" /tmp/kfd_hit_all
+"$cov" gcov
 exit $status

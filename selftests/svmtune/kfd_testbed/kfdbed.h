@@ -7,6 +7,7 @@
 #define KFDBED_H
 
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <linux/mmu_notifier.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
@@ -49,9 +50,23 @@
 /* PTE and GART entry address bits, as GFX9's page table format has them. */
 #define KFDBED_PTE_ADDR_MASK 0x0000FFFFFFFFF000ULL
 
-/* The retry-fault ring (IH1): 32-byte entries, as amdgpu's IV entries. */
+/*
+ * IH rings, in 32-byte IV entries as amdgpu's: ring 0 of vega20_ih
+ * (IH_RING_SIZE, 256 KiB), IH1 (one page) and the software ring that
+ * amdgpu_irq_delegate() writes (IH_SW_RING_SIZE, 16 KiB: "enough for 512
+ * CAM entries", amdgpu_ih.h).
+ */
 #define KFDBED_IH_ENTRY_SHIFT 5
-#define KFDBED_IH_ENTRIES 256
+#define KFDBED_IH0_ENTRIES ((256 * 1024) >> KFDBED_IH_ENTRY_SHIFT)
+#define KFDBED_IH1_ENTRIES (PAGE_SIZE >> KFDBED_IH_ENTRY_SHIFT)
+#define KFDBED_IH_SOFT_ENTRIES ((16 * 1024) >> KFDBED_IH_ENTRY_SHIFT)
+
+/*
+ * The IH's retry CAM (IH 4.4, GFX 9.4.2 and 9.4.3): one entry per fault
+ * address in flight. The IV carries the entry's index in src_data[2]
+ * (10 bits, gmc_v9_0.c); amdgpu sizes its software ring for 512 entries.
+ */
+#define KFDBED_CAM_ENTRIES 512
 
 /* SDMA packets of the emulated engine (our own format). */
 #define KFDBED_SDMA_OP_NOP 0
@@ -62,13 +77,14 @@
 #define KFDBED_SDMA_MAX_BYTES (4U << 20)
 
 /**
- * struct kfdbed_ih_entry - one retry fault in the emulated IH1 ring
+ * struct kfdbed_ih_entry - one retry-fault IV in an emulated IH ring
  * @ts: 48-bit timestamp (nanoseconds), as the IV's timestamp field
- * @seq: sequence number of the entry (64-bit write count)
+ * @seq: sequence number of the entry in its ring (64-bit write count)
  * @page: faulting GPU page number
  * @pasid: PASID of the faulting VM
  * @vmid: VMID (compute VMIDs start at 8 on GFX9)
  * @node_id: node id of the IV (0: one partition)
+ * @cam: retry CAM index (src_data[2]), -1 without the CAM
  * @write: the access was a write
  * @result: what svm_range_restore_pages() returned, once processed
  */
@@ -79,12 +95,56 @@ struct kfdbed_ih_entry {
 	u32 pasid;
 	u16 vmid;
 	u16 node_id;
+	s16 cam;
 	bool write;
 	int result;
 };
 
 /**
- * struct kfdbed_fault_filter_slot - one slot of the retry-fault filter
+ * struct kfdbed_ring - an emulated IH ring behind one of amdgpu's
+ * @ih: amdgpu's ring (rptr, ptr_mask, processed_timestamp, wait_process)
+ * @entries: @size entries
+ * @size: entries, a power of two
+ * @wseq: entries written (under the GPU's ih_lock; read without it)
+ * @rseq: entries processed (written by the ring's worker only)
+ */
+struct kfdbed_ring {
+	struct amdgpu_ih_ring *ih;
+	struct kfdbed_ih_entry *entries;
+	unsigned int size;
+	u64 wseq;
+	u64 rseq;
+};
+
+/**
+ * struct kfdbed_cam_entry - one retry CAM entry
+ * @key: PASID and page of the fault in flight (0: free)
+ * @gen: acknowledgements so far (release-ordered after @result)
+ * @result: what KFD returned for the fault last acknowledged
+ * @node: in the GPU's CAM hash while @key is set
+ */
+struct kfdbed_cam_entry {
+	u64 key;
+	u32 gen;
+	int result;
+	struct hlist_node node;
+};
+
+/**
+ * struct kfdbed_fault_ticket - a wave's hold on the fault it waits for
+ * @cam: retry CAM index, or -1
+ * @gen: the CAM entry's @gen when the wave joined it
+ * @seq: the IH1 entry (no CAM), or U64_MAX
+ */
+struct kfdbed_fault_ticket {
+	int cam;
+	u32 gen;
+	u64 seq;
+};
+
+/**
+ * struct kfdbed_fault_filter_slot - one slot of the retry-fault filter of
+ *	GPUs without a retry CAM
  * @key: PASID and page of the last fault hashed here (0: empty)
  * @ts: when it was delivered
  */
@@ -94,7 +154,11 @@ struct kfdbed_fault_filter_slot {
 };
 
 #define KFDBED_FILTER_SLOTS 256
-/* A fault seen again within this many ns is dropped, as the GMC filter does. */
+/*
+ * Without the CAM, a fault seen again within this many ns is dropped, as
+ * amdgpu_gmc_filter_faults() drops one within AMDGPU_GMC_FAULT_TIMEOUT
+ * (5000 timestamp ticks) of the last.
+ */
 #define KFDBED_FILTER_NS (100 * NSEC_PER_USEC)
 
 /* Counters, in the order of struct kfdbed_gpu_stats from @sdma_jobs on. */
@@ -116,6 +180,15 @@ enum kfdbed_stat {
 	KFDBED_STAT_UNMAPS,
 	KFDBED_STAT_ACCESSES,
 	KFDBED_STAT_HMM_EAGAIN,
+	KFDBED_STAT_FAULTS_DROPPED,
+	KFDBED_STAT_FAULTS_STALE,
+	KFDBED_STAT_IH_BATCH_MAX,
+	KFDBED_STAT_PDB0_MAPS,
+	KFDBED_STAT_PDB0_SPLITS,
+	KFDBED_STAT_PDB0_CLEARS,
+	KFDBED_STAT_PDB0_PAGES_LOST,
+	KFDBED_STAT_VM_MAPS,
+	KFDBED_STAT_FAULTS_STALE_SERVED,
 	KFDBED_NR_STATS
 };
 
@@ -137,11 +210,20 @@ enum kfdbed_stat {
  * @fence_seqno: last fence sequence number
  * @fence_lock: lock of the SDMA fences
  * @ib_next: next free address in the IB aperture
- * @ih_lock: protects @ih_ring, @ih_wseq and @filter
- * @ih_ring: the IH1 ring's entries
- * @ih_wseq: entries written
- * @ih_rseq: entries processed (written by the IH worker only)
- * @filter: retry-fault filter
+ * @ih_lock: protects the rings' @wseq, @cam, @cam_hash, @cam_used and
+ *	@filter
+ * @ih0: IH ring 0, where the hardware writes retry faults with the CAM
+ * @ih1: IH1, where it writes them without the CAM
+ * @ih_soft: the software ring amdgpu_irq_delegate() fills from ring 0
+ * @cam: the retry CAM
+ * @cam_hash: @cam's entries in use, by key
+ * @cam_used: which @cam entries are in use
+ * @filter: retry-fault filter (no CAM)
+ * @wave_event: bumped when something a stalled wave waits for happened: a
+ *	fault acknowledged, page-table entries written, queues resumed
+ * @wave_wq: woken with @wave_event
+ * @ih0_work: ring 0's interrupt handler
+ * @soft_work: the software ring's worker (amdgpu's ih_soft_work)
  * @bo_count: BOs alive (kernel and KFD's)
  * @bo_wait: woken when a BO is destroyed
  * @stats: counters, read by KFDBED_IOC_INFO
@@ -167,10 +249,17 @@ struct kfdbed_gpu {
 	atomic64_t ib_next;
 
 	spinlock_t ih_lock;
-	struct kfdbed_ih_entry ih_ring[KFDBED_IH_ENTRIES];
-	u64 ih_wseq;
-	u64 ih_rseq;
+	struct kfdbed_ring ih0;
+	struct kfdbed_ring ih1;
+	struct kfdbed_ring ih_soft;
+	struct kfdbed_cam_entry cam[KFDBED_CAM_ENTRIES];
+	DECLARE_HASHTABLE(cam_hash, 9);
+	DECLARE_BITMAP(cam_used, KFDBED_CAM_ENTRIES);
 	struct kfdbed_fault_filter_slot filter[KFDBED_FILTER_SLOTS];
+	atomic_t wave_event;
+	wait_queue_head_t wave_wq;
+	struct work_struct ih0_work;
+	struct work_struct soft_work;
 
 	atomic_t bo_count;
 	wait_queue_head_t bo_wait;
@@ -188,9 +277,10 @@ struct kfdbed_gpu {
  * @file: the drm_file KFD's pdd->drm_priv points to
  * @gpu: the GPU
  * @pt_lock: protects the PTEs in the leaves of @pt
- * @pt: page table: 2 MiB index -> leaf of 512 PTEs; a leaf marked
- *	XA_MARK_0 is not linked yet (the PDE update is pending until
- *	amdgpu_vm_update_pdes()), so the GPU does not see it
+ * @pt: page table: 2 MiB index -> a PTB (leaf of 512 PTEs), or a PDB0
+ *	entry used as a PTE (an xarray value: the PTE of the 2 MiB's first
+ *	page); a PTB marked XA_MARK_0 is not linked yet (the PDE update is
+ *	pending until amdgpu_vm_update_pdes()), so the GPU does not see it
  */
 struct kfdbed_vm {
 	struct amdgpu_fpriv fpriv;
@@ -253,11 +343,14 @@ static inline struct kfdbed_vm *kfdbed_vm_of(struct amdgpu_vm *vm)
 }
 
 /* kfdbed_ih.c */
-void kfdbed_ih_init(struct kfdbed_gpu *gpu);
+extern bool kfdbed_retry_cam;
+int kfdbed_ih_init(struct kfdbed_gpu *gpu);
 void kfdbed_ih_fini(struct kfdbed_gpu *gpu);
 int kfdbed_ih_raise_retry_fault(struct kfdbed_gpu *gpu, u32 pasid, u64 page,
-				bool write, u64 *seq);
-int kfdbed_ih_wait_fault(struct kfdbed_gpu *gpu, u64 seq, int *result);
+				bool write, struct kfdbed_fault_ticket *t);
+bool kfdbed_ih_fault_done(struct kfdbed_gpu *gpu,
+			  const struct kfdbed_fault_ticket *t, int *result);
+void kfdbed_gpu_event(struct kfdbed_gpu *gpu);
 
 /* kfdbed_kfd.c */
 int kfdbed_kfd_init(void);
@@ -267,5 +360,19 @@ struct kfdbed_process *kfdbed_process_get_current(void);
 /* kfdbed_gpu.c */
 int kfdbed_gpu_dev_init(void);
 void kfdbed_gpu_dev_fini(void);
+struct kfdbed_gpu *kfdbed_gpu_by_id(u32 gpu_id);
+
+/* Where a page a GPU accessed was. */
+enum kfdbed_gpu_mem {
+	KFDBED_MEM_SYSTEM,
+	KFDBED_MEM_VRAM,
+	KFDBED_MEM_PEER_VRAM,
+};
+
+int kfdbed_gpu_copy_page(struct kfdbed_gpu *gpu, u64 pte, void *buf, bool write,
+			 enum kfdbed_gpu_mem *mem);
+
+/* kfdbed_wave.c */
+long kfdbed_waves(struct kfdbed_waves_args *a);
 
 #endif /* KFDBED_H */

@@ -32,46 +32,61 @@ static inline struct kfdbed_gpu *kfdbed_gpu_of_bdev(struct ttm_device *bdev)
 }
 
 /*
- * One buddy allocation for @size bytes of [@start, @end) as amdgpu's VRAM
- * manager makes it: a contiguous run when @flags asks, else 2 MiB blocks
- * when the size is a multiple of 2 MiB (so KFD's migrations and the GPU
- * page table get 2 MiB runs), page blocks otherwise or when 2 MiB blocks
- * are not to be had.
+ * The buddy allocation amdgpu_vram_mgr_new() makes for @size bytes of
+ * [@start, @end): blocks of at least 2 MiB (pages_per_block) when the size
+ * is a multiple of 2 MiB, else of the BO's alignment or a page; a BO that
+ * asks for contiguous VRAM is tried as one run first and, unless its
+ * placement demands one (kernel BOs), as 2 MiB blocks after. There is no
+ * retry with smaller blocks: -ENOSPC goes back to TTM, which evicts
+ * (amdgpu_vram_mgr.c:528-565).
  */
 static int kfdbed_vram_alloc(struct amdgpu_vram_mgr *mgr,
-			     struct ttm_buffer_object *tbo, u64 start, u64 end,
+			     struct ttm_buffer_object *tbo,
+			     const struct ttm_place *place, u64 start, u64 end,
 			     u64 size, unsigned long flags,
 			     struct list_head *blocks)
 {
-	u64 min_block = PAGE_SIZE;
+	u64 per_block = flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION ?
+				U64_MAX :
+				max_t(u64, SZ_2M,
+				      (u64)tbo->page_alignment << PAGE_SHIFT);
+	u64 min_block;
 	int r;
 
-	if (tbo->page_alignment)
-		min_block = (u64)tbo->page_alignment << PAGE_SHIFT;
-	if (!(flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION) &&
-	    IS_ALIGNED(size, SZ_2M))
-		min_block = max_t(u64, min_block, SZ_2M);
-	r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size, min_block,
-				   blocks, flags);
-	if (r == -ENOSPC && min_block > PAGE_SIZE && !tbo->page_alignment)
+	for (;;) {
+		min_block = tbo->page_alignment ?
+				    (u64)tbo->page_alignment << PAGE_SHIFT :
+				    PAGE_SIZE;
+		if (per_block != U64_MAX && size >= per_block &&
+		    !(size & (per_block - 1)))
+			min_block = per_block;
 		r = gpu_buddy_alloc_blocks(&mgr->mm, start, end, size,
-					   PAGE_SIZE, blocks, flags);
-	return r;
+					   min_block, blocks, flags);
+		if (r == -ENOSPC && per_block == U64_MAX &&
+		    !(place->flags & TTM_PL_FLAG_CONTIGUOUS)) {
+			flags &= ~GPU_BUDDY_CONTIGUOUS_ALLOCATION;
+			per_block =
+				max_t(u64, SZ_2M,
+				      (u64)tbo->page_alignment << PAGE_SHIFT);
+			continue;
+		}
+		return r;
+	}
 }
 
 /**
  * kfdbed_vram_mgr_new() - allocate VRAM for a BO from the buddy allocator
  * @man: the VRAM manager
  * @tbo: the BO
- * @place: where (fpfn/lpfn limits, contiguous flag)
+ * @place: where (fpfn/lpfn limits, contiguous and top-down flags)
  * @res: out: the resource, a list of buddy blocks
  *
- * As amdgpu's VRAM manager of 6.12 (amdgpu_vram_mgr_new()): a BO created
- * with AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS is tried as one contiguous run
- * first (the buddy allocator's contiguous allocation, which also takes an
- * unaligned run when no aligned block is free); when none is free and the
- * placement does not demand one (TTM_PL_FLAG_CONTIGUOUS: kernel BOs), the
- * flag was a wish and the BO gets blocks as any other.
+ * As amdgpu's VRAM manager of 6.12 (amdgpu_vram_mgr_new()): a BO that is
+ * not the kernel's fails at once when VRAM in use, this BO included
+ * (ttm_resource_init() counts it), is over all of VRAM but
+ * AMDGPU_VM_RESERVED_VRAM (8 MiB kept for page tables); top-down
+ * placements allocate from the end of VRAM; blocks as
+ * kfdbed_vram_alloc() takes them.
  *
  * Return: 0, or -ENOSPC when VRAM is full (TTM may then evict).
  */
@@ -82,39 +97,43 @@ static int kfdbed_vram_mgr_new(struct ttm_resource_manager *man,
 {
 	struct amdgpu_vram_mgr *mgr = to_kfdbed_vram_mgr(man);
 	struct amdgpu_bo *abo = ttm_to_amdgpu_bo(tbo);
+	struct amdgpu_device *adev = amdgpu_ttm_adev(tbo->bdev);
 	struct amdgpu_vram_mgr_resource *vres;
-	u64 size = tbo->base.size, start, end;
+	u64 size = tbo->base.size, start, end, max_bytes;
 	unsigned long flags = 0;
 	struct gpu_buddy_block *block;
 	int r;
+
+	max_bytes = adev->gmc.mc_vram_size;
+	if (tbo->type != ttm_bo_type_kernel)
+		max_bytes -= AMDGPU_VM_RESERVED_VRAM;
 
 	vres = kzalloc(sizeof(*vres), GFP_KERNEL);
 	if (!vres)
 		return -ENOMEM;
 	ttm_resource_init(tbo, place, &vres->base);
+	if (ttm_resource_manager_usage(man) > max_bytes) {
+		r = -ENOSPC;
+		goto out_fini;
+	}
 	INIT_LIST_HEAD(&vres->blocks);
 
 	start = (u64)place->fpfn << PAGE_SHIFT;
 	end = place->lpfn ? (u64)place->lpfn << PAGE_SHIFT : man->size;
-	if ((place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
-	    (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS))
+	if (place->flags & TTM_PL_FLAG_TOPDOWN)
+		flags |= GPU_BUDDY_TOPDOWN_ALLOCATION;
+	if (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS)
 		flags |= GPU_BUDDY_CONTIGUOUS_ALLOCATION;
 	if (start || end != man->size)
 		flags |= GPU_BUDDY_RANGE_ALLOCATION;
 
 	mutex_lock(&mgr->lock);
-	r = kfdbed_vram_alloc(mgr, tbo, start, end, size, flags, &vres->blocks);
-	if (r == -ENOSPC && (flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION) &&
-	    !(place->flags & TTM_PL_FLAG_CONTIGUOUS)) {
-		flags &= ~GPU_BUDDY_CONTIGUOUS_ALLOCATION;
-		r = kfdbed_vram_alloc(mgr, tbo, start, end, size, flags,
-				      &vres->blocks);
-	}
+	r = kfdbed_vram_alloc(mgr, tbo, place, start, end, size, flags,
+			      &vres->blocks);
 	mutex_unlock(&mgr->lock);
 	if (r) {
-		ttm_resource_fini(man, &vres->base);
-		kfree(vres);
-		return r == -ENOSPC || r == -ENOMEM ? -ENOSPC : r;
+		r = r == -ENOSPC || r == -ENOMEM ? -ENOSPC : r;
+		goto out_fini;
 	}
 
 	/* The start of the first block: meaningful for contiguous BOs. */
@@ -125,6 +144,11 @@ static int kfdbed_vram_mgr_new(struct ttm_resource_manager *man,
 	atomic64_add(size, &mgr->vis_usage);
 	*res = &vres->base;
 	return 0;
+
+out_fini:
+	ttm_resource_fini(man, &vres->base);
+	kfree(vres);
+	return r;
 }
 
 static void kfdbed_vram_mgr_del(struct ttm_resource_manager *man,
@@ -171,18 +195,35 @@ static void kfdbed_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 
 /*
  * What TTM may evict when VRAM is full: KFD's SVM BOs (created
- * DISCARDABLE), as amdgpu does. They get no placement (their contents are
- * not kept), so TTM waits for their fences first: waiting on KFD's
- * eviction fence makes KFD migrate the range's pages to system memory
+ * DISCARDABLE). They get no placement (their contents are not kept), so
+ * TTM waits for their fences first: waiting on KFD's eviction fence makes
+ * KFD migrate the range's pages to system memory
  * (svm_range_evict_svm_bo_worker) and signal it; then TTM frees the VRAM.
- * Other BOs (page directories, the GART table) are not evicted: moving
- * their contents is not emulated.
+ * As amdgpu_ttm_bo_eviction_valuable() (amdgpu_ttm.c:1450-1459), a BO
+ * with a KFD eviction fence of the allocating task's address space is not
+ * evicted unless the placement must be contiguous; but
+ * amdkfd_fence_check_mm() (amdgpu_amdkfd_fence.c:169-180) says no for
+ * every SVM BO's fence ("svm bo, which support vram overcommitment"): a
+ * process's SVM ranges are evicted for its own, as for anyone's. Only
+ * KFD's non-SVM BOs, not emulated, are kept. Other BOs (page directories,
+ * the GART table) are not evicted: moving their contents is not emulated.
  */
 static bool kfdbed_eviction_valuable(struct ttm_buffer_object *tbo,
 				     const struct ttm_place *place)
 {
+	struct dma_resv_iter cursor;
+	struct dma_fence *f;
+
 	if (!(ttm_to_amdgpu_bo(tbo)->flags & AMDGPU_GEM_CREATE_DISCARDABLE))
 		return false;
+	dma_resv_for_each_fence(&cursor, tbo->base.resv,
+				DMA_RESV_USAGE_BOOKKEEP, f) {
+		struct amdgpu_amdkfd_fence *kf = to_amdgpu_amdkfd_fence(f);
+
+		if (kf && kf->mm == current->mm && !kf->svm_bo &&
+		    !(place->flags & TTM_PL_FLAG_CONTIGUOUS))
+			return false;
+	}
 	return ttm_bo_eviction_valuable(tbo, place);
 }
 
@@ -266,6 +307,9 @@ void amdgpu_bo_placement_from_domain(struct amdgpu_bo *abo, u32 domain)
 
 	if (domain & AMDGPU_GEM_DOMAIN_VRAM) {
 		places[c] = (struct ttm_place){ .mem_type = TTM_PL_VRAM };
+		/* No CPU access wanted: from the top (amdgpu_object.c:133-136). */
+		if (!(abo->flags & AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED))
+			places[c].flags |= TTM_PL_FLAG_TOPDOWN;
 		if (abo->tbo.type == ttm_bo_type_kernel &&
 		    (abo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS))
 			places[c].flags |= TTM_PL_FLAG_CONTIGUOUS;
@@ -439,6 +483,8 @@ int kfdbed_bo_create_kernel(struct kfdbed_gpu *gpu, unsigned long size,
 		return t;
 	}
 	ttm_bo_pin(&bo->tbo);
+	/* As amdgpu_bo_pin(): pinned VRAM is out of KFD's limit. */
+	atomic64_add(amdgpu_bo_size(bo), &gpu->adev->vram_pin_size);
 	amdgpu_bo_unreserve(bo);
 	*bo_ptr = bo;
 	return 0;
@@ -476,6 +522,8 @@ static void kfdbed_bo_free_kernel(struct amdgpu_bo **bo)
 		return;
 	if (!amdgpu_bo_reserve(*bo, true)) {
 		ttm_bo_unpin(&(*bo)->tbo);
+		atomic64_sub(amdgpu_bo_size(*bo),
+			     &amdgpu_ttm_adev((*bo)->tbo.bdev)->vram_pin_size);
 		amdgpu_bo_unreserve(*bo);
 	}
 	amdgpu_bo_unref(bo);

@@ -21,7 +21,13 @@
 
 #include "kfdbed.h"
 
-static struct kfdbed_gpu *kfdbed_gpu_by_id(u32 gpu_id)
+/**
+ * kfdbed_gpu_by_id() - a GPU by KFD's gpu_id
+ * @gpu_id: the id
+ *
+ * Return: the GPU, or NULL.
+ */
+struct kfdbed_gpu *kfdbed_gpu_by_id(u32 gpu_id)
 {
 	unsigned int i;
 
@@ -55,22 +61,24 @@ static struct kfdbed_gpu *kfdbed_gpu_vram_owner(struct kfdbed_gpu *gpu,
 	return NULL;
 }
 
-/* Where a page a GPU accessed was. */
-enum kfdbed_gpu_mem {
-	KFDBED_MEM_SYSTEM,
-	KFDBED_MEM_VRAM,
-	KFDBED_MEM_PEER_VRAM,
-};
-
-/*
- * Move one page between @buf and the memory a PTE points to: VRAM (its
- * backing store, this GPU's or an xGMI peer's) or system memory (a DMA
- * address; no IOMMU, so it is the physical address). Called with the page
- * table locked: KFD unmaps a page from the GPU before the CPU may free or
- * move it.
+/**
+ * kfdbed_gpu_copy_page() - move one page between a buffer and the memory
+ *	a PTE points to
+ * @gpu: the GPU
+ * @pte: the PTE
+ * @buf: a page
+ * @write: from @buf to memory
+ * @mem: out: where the page was
+ *
+ * The memory is VRAM (its backing store, this GPU's or an xGMI peer's) or
+ * system memory (a DMA address; no IOMMU, so it is the physical address).
+ * Call with the page table locked: KFD unmaps a page from the GPU before
+ * the CPU may free or move it. As a GPU's DMA, nothing is dirtied.
+ *
+ * Return: 0, or -EFAULT for an address no memory has.
  */
-static int kfdbed_gpu_copy_page(struct kfdbed_gpu *gpu, u64 pte, void *buf,
-				bool write, enum kfdbed_gpu_mem *mem)
+int kfdbed_gpu_copy_page(struct kfdbed_gpu *gpu, u64 pte, void *buf, bool write,
+			 enum kfdbed_gpu_mem *mem)
 {
 	u64 addr = pte & KFDBED_PTE_ADDR_MASK;
 	struct kfdbed_gpu *owner;
@@ -130,8 +138,10 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 	int r, result;
 
 	for (;;) {
+		struct kfdbed_fault_ticket t;
 		enum kfdbed_gpu_mem mem;
-		u64 pte, seq;
+		long left;
+		u64 pte;
 
 		/* Quiesced queues do not run. */
 		if (wait_event_killable(kp->queues_wait,
@@ -163,12 +173,19 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 		served = false;
 
 		r = kfdbed_ih_raise_retry_fault(gpu, kp->p.pasid, page, write,
-						&seq);
-		if (!r) {
-			a->faults++;
-			r = kfdbed_ih_wait_fault(gpu, seq, &result);
-			if (r)
-				return r;
+						&t);
+		if (!r || r == -EALREADY) {
+			/* Raised, or held back by the CAM behind another. */
+			if (!r)
+				a->faults++;
+			left = wait_event_killable_timeout(
+				gpu->wave_wq,
+				kfdbed_ih_fault_done(gpu, &t, &result),
+				10 * HZ);
+			if (left < 0)
+				return -EINTR;
+			if (!left)
+				return -ETIMEDOUT;
 			if (result) {
 				a->fault_error = result;
 				a->fault_addr = page << PAGE_SHIFT;
@@ -176,7 +193,7 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 			}
 			served = true;
 		} else {
-			/* Filtered or ring full: the hardware retries later. */
+			/* Filtered or full: the hardware retries later. */
 			usleep_range(20, 50);
 		}
 		if (fatal_signal_pending(current))
@@ -425,6 +442,17 @@ static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
 		r = kfdbed_gpu_access(&a);
 		/* The out fields say how far it got, error or not. */
 		if (copy_to_user(uarg, &a, sizeof(a)))
+			return -EFAULT;
+		return r;
+	}
+	case KFDBED_IOC_WAVES: {
+		struct kfdbed_waves_args w;
+
+		if (copy_from_user(&w, uarg, sizeof(w)))
+			return -EFAULT;
+		r = kfdbed_waves(&w);
+		/* The out fields say how far it got, error or not. */
+		if (r != -EINVAL && copy_to_user(uarg, &w, sizeof(w)))
 			return -EFAULT;
 		return r;
 	}

@@ -493,7 +493,10 @@ void kfd_smi_event_unmap_from_gpu(struct kfd_node *node, pid_t pid,
 /*
  * Memory accounting, as amdgpu's KFD limits: system memory (15/16 of RAM)
  * for userptr ranges of XNACK-off processes and the struct pages of VRAM,
- * and VRAM per device (minus 1/64 kept for page tables).
+ * and VRAM per device as amdgpu_amdkfd_reserve_mem_limit() has it
+ * (amdgpu_amdkfd_gpuvm.c:153, 172-227): VRAM less the page tables'
+ * estimate, max(RAM / 16384, AMDGPU_VM_RESERVED_VRAM), less pinned VRAM
+ * (adev->vram_pin_size) and what RAS retired (none here).
  */
 static DEFINE_SPINLOCK(kfdbed_mem_limit_lock);
 static u64 kfdbed_system_mem_used;
@@ -528,9 +531,12 @@ int amdgpu_amdkfd_reserve_mem_limit(struct amdgpu_device *adev, uint64_t size,
 
 	spin_lock(&kfdbed_mem_limit_lock);
 	if (kfdbed_system_mem_used + system > kfdbed_system_mem_limit() ||
-	    (vram && adev->kfd.vram_used[xcp_id] + vram >
-			     adev->gmc.real_vram_size -
-				     (adev->gmc.real_vram_size >> 6))) {
+	    (vram &&
+	     adev->kfd.vram_used[xcp_id] + vram >
+		     adev->gmc.real_vram_size -
+			     max_t(u64, (totalram_pages() << PAGE_SHIFT) >> 14,
+				   AMDGPU_VM_RESERVED_VRAM) -
+			     atomic64_read(&adev->vram_pin_size))) {
 		r = -ENOMEM;
 	} else {
 		kfdbed_system_mem_used += system;

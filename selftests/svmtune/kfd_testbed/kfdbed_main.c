@@ -20,8 +20,12 @@
  *    dev_pagemap_ops (svm_migrate_to_ram, svm_migrate_page_free) serve CPU
  *    faults; the bytes of VRAM live in a vmalloc'ed backing store.
  *  - BOs (kfdbed_bo.c): a real TTM device with a VRAM manager of ours on
- *    the kernel's buddy allocator (gpu_buddy): 2 MiB blocks when the size
- *    allows; amdgpu_res_first() walks them as on amdgpu.
+ *    the kernel's buddy allocator (gpu_buddy) that follows 6.12's
+ *    amdgpu_vram_mgr_new(): 2 MiB blocks when the size allows and no
+ *    smaller ones after (-ENOSPC: TTM evicts), top-down placement, user
+ *    BOs refused once VRAM in use passes VRAM - 8 MiB; KFD's VRAM limit
+ *    is amdgpu's (VRAM - max(RAM / 16384, 8 MiB) - pinned);
+ *    amdgpu_res_first() walks the blocks as on amdgpu.
  *  - SDMA and GART (kfdbed_sdma.c): jobs with IBs of our own packet format
  *    run in order on a workqueue and signal dma_fences; copies are memcpy
  *    between the VRAM backing store and system pages reached through GART
@@ -32,9 +36,11 @@
  *    snapshots, returning -EAGAIN when the range changed under the walk,
  *    as 6.12's amdgpu_hmm_range_get_pages() does (KFD then returns 0 and
  *    the GPU retries).
- *  - Retry faults (kfdbed_ih.c): an IH1 ring drained by a work item that
- *    calls KFD's svm_range_restore_pages(), with the GMC fault filter and
- *    the checkpoint wait KFD uses when it drains faults.
+ *  - Retry faults (kfdbed_ih.c): as MI200/MI300 deliver them, through the
+ *    IH's retry CAM, ring 0 and amdgpu's software ring, whose worker calls
+ *    KFD's svm_range_restore_pages() and acknowledges the CAM entry
+ *    (retry_cam=0: IH1 and a fault filter, as GPUs without the CAM); the
+ *    checkpoint wait KFD uses when it drains faults.
  *  - KFD's rest (kfdbed_kfd.c): processes created on open of /dev/kfd,
  *    bound to the address space by an MMU notifier, with one VM per GPU
  *    and KFD's own svm_range_list_init(); /dev/kfd speaks KFD's uapi for
@@ -42,7 +48,8 @@
  *    programs' SVM calls run unchanged; eviction fences; SMI events
  *    (counted); memory limits.
  *  - /dev/kfdbed (kfdbed_gpu.c): what a GPU does on its own, for tests:
- *    accesses through the page table with retry faults, and counters.
+ *    accesses through the page table with retry faults, and counters;
+ *    access programs run by many concurrent waves (kfdbed_wave.c).
  *
  * Why /dev/kfd and a second node: KFD's SVM uapi on its usual node lets
  * existing KFD tests and svmtune's KFD tests run against the real SVM code
@@ -50,7 +57,9 @@
  * shaders) and are kept apart on /dev/kfdbed, so /dev/kfd stays KFD's.
  *
  * VRAM overcommit works as on amdgpu: TTM evicts KFD's SVM BOs, waiting
- * on KFD's eviction fence, which makes KFD migrate their pages out.
+ * on KFD's eviction fence, which makes KFD migrate their pages out; SVM
+ * BOs are evictable by their own process too (amdkfd_fence_check_mm()
+ * exempts them from amdgpu's rule that keeps a process's KFD BOs).
  *
  * xGMI hives (xgmi_hive): GPUs given the same hive number share a hive
  * as amdgpu leaves them: adev->hive (the owner of their device-private
@@ -357,7 +366,9 @@ static int kfdbed_gpu_create(unsigned int index)
 	r = kfdbed_sdma_init(gpu);
 	if (r)
 		goto out_destroy;
-	kfdbed_ih_init(gpu);
+	r = kfdbed_ih_init(gpu);
+	if (r)
+		goto out_destroy;
 
 	gpu->kfd->adev = adev;
 	gpu->kfd->num_nodes = 1;

@@ -11,7 +11,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KFDBED_VERSION 3
+#define KFDBED_VERSION 4
 
 /* PTE fragment sizes: 4 KiB << f for f in 0..KFDBED_NR_FRAGS-1 (as GFX9). */
 #define KFDBED_NR_FRAGS 32
@@ -27,15 +27,16 @@
  * @gart_maps: GART entries written by amdgpu_gart_map()
  * @pte_updates: PTEs written by amdgpu_vm_update_range()
  * @tlb_flushes: amdgpu_vm_flush_compute_tlb() calls
- * @retry_faults: retry faults written to the IH1 ring
- * @retry_faults_filtered: retry faults the fault filter dropped
- * @retry_faults_overflow: retry faults dropped on a full ring
+ * @retry_faults: retry faults written to an IH ring (ring 0 with the
+ *	retry CAM, IH1 without)
+ * @retry_faults_filtered: retry faults not written because the address
+ *	was in flight: held back by the retry CAM, or dropped by the fault
+ *	filter of GPUs without one
+ * @retry_faults_overflow: retry faults dropped on a full CAM or ring
  * @faults_handled: retry faults handed to svm_range_restore_pages()
  * @faults_failed: of those, how many it returned an error for
- * @faults_unserved: of those, how many it returned 0 for with the page
- *	still unmapped when the GPU retried: dropped by KFD (its 2 ms
- *	duplicate-fault filter on the range, a draining or a skipped range)
- *	or, rarely, unmapped again before the retry
+ * @faults_unserved: KFDBED_IOC_ACCESS faults KFD returned 0 for with the
+ *	page still unmapped when the GPU retried
  * @migrations: KFD migration start events
  * @pages_to_vram: pages copied to VRAM by SDMA (from the copy sizes)
  * @pages_to_ram: pages copied from VRAM by SDMA
@@ -45,6 +46,30 @@
  *	because the range changed under hmm_range_fault() (-EBUSY), as
  *	6.12's amdgpu returns it: KFD then returns 0 and the GPU retries
  *	(since version 3)
+ * @faults_dropped: faults svm_range_restore_pages() returned 0 for with
+ *	the page still not mapped as the access needs right after: dropped
+ *	by KFD (its 2 ms duplicate check on the range, a draining, a skipped
+ *	range, hmm's -EAGAIN); the GPU raises them again (since version 4)
+ * @faults_stale: faults whose page was already mapped when KFD got them:
+ *	another fault mapped it while this one waited in the ring
+ *	(since version 4)
+ * @ih_batch_max: the most faults a fault handler found waiting in its
+ *	ring at once (since version 4)
+ * @pdb0_maps: 2 MiB mapped by one PDB0 entry used as a PTE (fragments of
+ *	2 MiB and up, as GFX9 writes them), their page table freed
+ *	(since version 4)
+ * @pdb0_splits: PDB0 entries replaced by a new, cleared page table when a
+ *	smaller fragment was mapped into their 2 MiB (since version 4)
+ * @pdb0_clears: PDB0 entries cleared whole when part of their 2 MiB was
+ *	unmapped (since version 4)
+ * @pdb0_pages_lost: pages the last two took from the GPU besides those
+ *	the update asked for: each faults again on its next access
+ *	(since version 4)
+ * @vm_maps: amdgpu_vm_update_range() calls that mapped (valid PTEs)
+ *	(since version 4)
+ * @faults_stale_served: of @faults_stale, those KFD served again in full:
+ *	it mapped on this GPU while handling them (a duplicate that got
+ *	through a retry filter; since version 4)
  * @pte_updates_frag: @pte_updates by the PTE fragment they were written
  *	with (amdgpu's rule: the largest power of two the start is aligned
  *	to that fits in the physically contiguous run; 0 for scattered
@@ -72,6 +97,15 @@ struct kfdbed_gpu_stats {
 	__u64 unmaps;
 	__u64 accesses;
 	__u64 hmm_eagain;
+	__u64 faults_dropped;
+	__u64 faults_stale;
+	__u64 ih_batch_max;
+	__u64 pdb0_maps;
+	__u64 pdb0_splits;
+	__u64 pdb0_clears;
+	__u64 pdb0_pages_lost;
+	__u64 vm_maps;
+	__u64 faults_stale_served;
 	__u64 pte_updates_frag[KFDBED_NR_FRAGS];
 };
 
@@ -125,6 +159,114 @@ struct kfdbed_access_args {
 	__u64 sys_pages;
 	__u64 peer_pages;
 };
+
+/* KFDBED_IOC_WAVES access patterns. */
+#define KFDBED_WAVES_PARTITION 0 /* wave w walks its own 1/N of the pages */
+#define KFDBED_WAVES_GRID 1 /* access k of wave w: page k * N + w */
+#define KFDBED_WAVES_STRIDE 2 /* page w + k * stride */
+#define KFDBED_WAVES_RANDOM 3 /* seeded uniform random pages */
+#define KFDBED_WAVES_SHARED 4 /* all waves over the first stride pages */
+#define KFDBED_WAVES_NR_PATTERNS 5
+
+#define KFDBED_WAVES_WRITE (1U << 0) /* each access writes the page */
+#define KFDBED_WAVES_VERIFY (1U << 1) /* each read checks the page */
+
+#define KFDBED_WAVES_MAX 4096
+#define KFDBED_WAVES_MAX_CUS 16
+
+/**
+ * struct kfdbed_waves_args - KFDBED_IOC_WAVES: a GPU runs an access
+ *	program in many concurrent waves
+ * @va: first byte of the buffer (GPU address = CPU address), page aligned
+ * @size: bytes, a multiple of the page size
+ * @gpu_id: which GPU
+ * @waves: concurrent waves, 1 to KFDBED_WAVES_MAX
+ * @pattern: KFDBED_WAVES_PARTITION, _GRID, _STRIDE, _RANDOM or _SHARED
+ * @flags: KFDBED_WAVES_WRITE: every access writes the whole page with
+ *	kfdbed_pattern_word(address of the word, @seed); KFDBED_WAVES_VERIFY
+ *	(reads only): every access compares the page with it
+ * @accesses: page accesses per wave; 0: one pass (PARTITION: the wave's
+ *	share; GRID: every page once over all waves; the others: pages /
+ *	waves, at least 1)
+ * @stride: STRIDE: pages between a wave's accesses; SHARED: the pages all
+ *	waves share; 0 for the other patterns
+ * @seed: RANDOM's seed, and the data's
+ * @cus: compute units (threads) the waves run on, round robin; 0: one per
+ *	online CPU; at most KFDBED_WAVES_MAX_CUS
+ * @done: out: page accesses done
+ * @faults: out: retry faults the waves raised (written to a ring)
+ * @held: out: faults not raised because the address was in flight (the
+ *	retry CAM held them back) or the no-CAM filter dropped them
+ * @reraised: out: of @faults, those raised again for a page after KFD
+ *	had returned 0 for the last fault on it and it was still unmapped
+ * @overflows: out: stalls that met a full CAM or ring (the fault is
+ *	dropped and raised again at the next replay)
+ * @stalls: out: times a wave stalled on an unmapped page
+ * @max_stalled: out: most waves stalled at once
+ * @mismatches: out: pages a KFDBED_WAVES_VERIFY read found wrong
+ * @mismatch_va: out: the first of them
+ * @fault_error: out: when a fault failed, what svm_range_restore_pages()
+ *	returned, else 0
+ * @fault_addr: out: the address it failed at
+ * @ns: out: nanoseconds from the first wave's start to the last's end
+ * @vram_pages: out: accesses that found the page in the GPU's VRAM
+ * @sys_pages: out: in system memory
+ * @peer_pages: out: in a peer's VRAM (xGMI)
+ *
+ * Each wave runs its accesses in order; at an unmapped page it raises a
+ * retry fault and stalls (XNACK) until the page is mapped, replaying when
+ * page tables change or its fault is acknowledged; a repeat of an address
+ * in flight is held back by the retry CAM. Every other wave goes on
+ * meanwhile, so many faults are in flight at once. The waves stop at the
+ * first failed fault (as the queue would be lost) or on a fatal signal.
+ *
+ * Errors: EINVAL for an unknown pattern or flag, VERIFY with WRITE, 0 or
+ * too many waves or CUs, a stride where none is taken or none where one
+ * is, an unaligned or wrapping span, or an out field not zero on input;
+ * ENODEV, ESRCH as KFDBED_IOC_ACCESS; EFAULT when a fault failed (see
+ * @fault_error); ETIMEDOUT when no wave made progress for 30 s; EINTR on a
+ * fatal signal; ENOMEM.
+ */
+struct kfdbed_waves_args {
+	__u64 va;
+	__u64 size;
+	__u32 gpu_id;
+	__u32 waves;
+	__u32 pattern;
+	__u32 flags;
+	__u64 accesses;
+	__u64 stride;
+	__u64 seed;
+	__u32 cus;
+	__s32 fault_error;
+	__u64 done;
+	__u64 faults;
+	__u64 held;
+	__u64 reraised;
+	__u64 overflows;
+	__u64 stalls;
+	__u64 max_stalled;
+	__u64 mismatches;
+	__u64 mismatch_va;
+	__u64 fault_addr;
+	__u64 ns;
+	__u64 vram_pages;
+	__u64 sys_pages;
+	__u64 peer_pages;
+};
+
+/*
+ * The data KFDBED_IOC_WAVES writes and checks: word i of a page at address
+ * va is kfdbed_pattern_word(va + 8 * i, seed), a splitmix64 of both.
+ */
+static inline __u64 kfdbed_pattern_word(__u64 addr, __u64 seed)
+{
+	__u64 z = addr + seed * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 #define KFDBED_TOPOLOGY_REMOVE (1U << 0)
 #define KFDBED_TOPOLOGY_ADD (1U << 1)
@@ -181,5 +323,6 @@ struct kfdbed_vram_hold_args {
 #define KFDBED_IOC_ACCESS _IOWR('k', 0x41, struct kfdbed_access_args)
 #define KFDBED_IOC_TOPOLOGY _IOW('k', 0x43, struct kfdbed_topology_args)
 #define KFDBED_IOC_VRAM_HOLD _IOWR('k', 0x44, struct kfdbed_vram_hold_args)
+#define KFDBED_IOC_WAVES _IOWR('k', 0x45, struct kfdbed_waves_args)
 
 #endif /* KFDBED_UAPI_H */

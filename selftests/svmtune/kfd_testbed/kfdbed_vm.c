@@ -78,7 +78,8 @@ void kfdbed_vm_destroy(struct kfdbed_vm *kvm)
 	u64 *leaf;
 
 	xa_for_each(&kvm->pt, idx, leaf)
-		kfree(leaf);
+		if (!xa_is_value(leaf))
+			kfree(leaf);
 	xa_destroy(&kvm->pt);
 	amdgpu_bo_unref(&vm->root.bo);
 	dma_fence_put(vm->last_update);
@@ -88,55 +89,131 @@ void kfdbed_vm_destroy(struct kfdbed_vm *kvm)
 	kfree(kvm);
 }
 
+/* The 2 MiB an index of the page table covers, in GPU pages. */
+#define KFDBED_PT_2M KFDBED_PT_LEAF_ENTRIES
+
+/* A PDB0 entry used as a PTE, as the page table's xarray keeps it. */
+static void *kfdbed_pt_huge(u64 pte)
+{
+	/* GFX9's PTE flags stay below bit 63, as an xarray value needs. */
+	WARN_ON_ONCE(pte & BIT_ULL(63));
+	return xa_mk_value(pte & ~BIT_ULL(63));
+}
+
 /*
- * Write the PTEs of GPU pages [@first, @last]: @addrs[i] | @flags for page
- * @first + i, or 0 when @flags is not valid. Returns 0 or -ENOMEM.
+ * Write the entries of GPU pages [@first, @last], one fragment @frag of
+ * contiguous @addrs (or an unmap: @flags not valid), as
+ * amdgpu_vm_ptes_update() leaves GFX9's page table:
+ *  - a valid fragment of 2 MiB and up (9 and more) is one PDB0 entry per
+ *    2 MiB used as a PTE, and the page table (PTB) below it is freed
+ *    (amdgpu_vm_pt.c:841-855, 924-937);
+ *  - a valid fragment under 2 MiB where a PDB0 entry maps the 2 MiB needs
+ *    a PTB: a new, cleared one (amdgpu_vm_pt_alloc()), linked at the next
+ *    amdgpu_vm_update_pdes(): the other pages of the 2 MiB are lost to the
+ *    GPU, which faults on them again;
+ *  - an unmap of any part of a 2 MiB a PDB0 entry maps clears the whole
+ *    entry (unlocked updates from the MMU notifier clear one PDE,
+ *    amdgpu_vm_pt.c:857-887): the rest of the 2 MiB is lost too.
+ * Returns 0 or -ENOMEM.
+ *
+ * Departs from amdgpu where no count of faults can tell: a fragment of
+ * 1 GiB and more is written as 2 MiB entries (a GFX9 PDB1 entry would be
+ * lost whole by a partial unmap: KFD's ranges are far smaller than the
+ * emulated VRAM would allow); a PDB0 entry replaced by a new PTB is gone
+ * at once rather than at amdgpu_vm_update_pdes(), which KFD calls right
+ * after (a wave in between faults instead of reading through the old
+ * entry; the new PTB's pages are invisible until then either way).
  */
 static int kfdbed_vm_set_ptes(struct kfdbed_vm *kvm, u64 first, u64 last,
-			      const dma_addr_t *addrs, u64 flags)
+			      const dma_addr_t *addrs, u64 flags,
+			      unsigned int frag)
 {
 	bool valid = flags & AMDGPU_PTE_VALID;
 	u64 page, idx;
 
 	for (page = first; page <= last;
 	     page = (idx + 1) << KFDBED_PT_LEAF_SHIFT) {
-		u64 end, *leaf;
-		unsigned int i;
-		int r;
+		u64 from = page, end, *leaf, *spare = NULL;
+		void *entry, *old = NULL;
+		enum kfdbed_stat lost = KFDBED_NR_STATS;
+		int r = 0;
 
 		idx = page >> KFDBED_PT_LEAF_SHIFT;
 		end = min(last, ((idx + 1) << KFDBED_PT_LEAF_SHIFT) - 1);
-		leaf = xa_load(&kvm->pt, idx);
-		if (!leaf && !valid)
-			continue;
-		if (!leaf) {
-			/*
-			 * Callers hold KFD's prange->lock, which its MMU
-			 * notifier takes: no reclaim from here.
-			 */
-			leaf = kcalloc(KFDBED_PT_LEAF_ENTRIES, sizeof(u64),
-				       GFP_NOWAIT | __GFP_NOWARN);
-			if (!leaf)
+		/*
+		 * A PTB this may need, had first: the decision is made under
+		 * pt_lock (locked maps and the notifier's unlocked unmaps
+		 * race). Callers hold KFD's prange->lock, which its MMU
+		 * notifier takes: no reclaim from here.
+		 */
+		if (valid && frag < KFDBED_PT_LEAF_SHIFT) {
+			spare = kcalloc(KFDBED_PT_LEAF_ENTRIES, sizeof(u64),
+					GFP_NOWAIT | __GFP_NOWARN);
+			if (!spare)
 				return -ENOMEM;
-			r = xa_insert(&kvm->pt, idx, leaf,
-				      GFP_NOWAIT | __GFP_NOWARN);
-			if (r) {
-				kfree(leaf);
-				return r;
-			}
-			xa_set_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
 		}
-		kfdbed_stat_add(kvm->gpu, KFDBED_STAT_PTE_UPDATES,
-				end - page + 1);
+
 		spin_lock(&kvm->pt_lock);
-		for (; page <= end; page++) {
-			i = page & (KFDBED_PT_LEAF_ENTRIES - 1);
-			WRITE_ONCE(leaf[i], valid ? (addrs[page - first] &
-						     KFDBED_PTE_ADDR_MASK) |
-							    flags :
-						    0);
+		entry = xa_load(&kvm->pt, idx);
+		if (valid && frag >= KFDBED_PT_LEAF_SHIFT) {
+			/* One PDB0 entry for the 2 MiB; its PTB goes. */
+			u64 pte = (addrs[page - first] & KFDBED_PTE_ADDR_MASK) |
+				  flags;
+
+			old = xa_store(&kvm->pt, idx, kfdbed_pt_huge(pte),
+				       GFP_NOWAIT | __GFP_NOWARN);
+			r = xa_err(old);
+			if (!r) {
+				kfdbed_stat_inc(kvm->gpu,
+						KFDBED_STAT_PDB0_MAPS);
+				kfdbed_stat_inc(kvm->gpu,
+						KFDBED_STAT_PTE_UPDATES);
+			}
+			page = end + 1;
+		} else if (xa_is_value(entry) && !valid) {
+			/* Unmapping part of a 2 MiB entry clears all of it. */
+			xa_erase(&kvm->pt, idx);
+			kfdbed_stat_inc(kvm->gpu, KFDBED_STAT_PTE_UPDATES);
+			lost = KFDBED_STAT_PDB0_CLEARS;
+		} else if (valid && (!entry || xa_is_value(entry))) {
+			/* A new, cleared PTB, linked at amdgpu_vm_update_pdes(). */
+			old = xa_store(&kvm->pt, idx, spare,
+				       GFP_NOWAIT | __GFP_NOWARN);
+			r = xa_err(old);
+			if (!r) {
+				xa_set_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
+				if (entry)
+					lost = KFDBED_STAT_PDB0_SPLITS;
+				entry = spare;
+				spare = NULL;
+			}
+		}
+		if (!r && entry && !xa_is_value(entry) && page <= end) {
+			leaf = entry;
+			kfdbed_stat_add(kvm->gpu, KFDBED_STAT_PTE_UPDATES,
+					end - page + 1);
+			for (; page <= end; page++)
+				WRITE_ONCE(leaf[page &
+						(KFDBED_PT_LEAF_ENTRIES - 1)],
+					   valid ? (addrs[page - first] &
+						    KFDBED_PTE_ADDR_MASK) |
+							   flags :
+						   0);
 		}
 		spin_unlock(&kvm->pt_lock);
+
+		kfree(spare);
+		/* A PTB a PDB0 entry replaced: no walker sees it since. */
+		if (!r && old && !xa_is_value(old))
+			kfree(old);
+		if (r)
+			return r;
+		if (lost != KFDBED_NR_STATS) {
+			kfdbed_stat_inc(kvm->gpu, lost);
+			/* The pages asked for are written; the rest are lost. */
+			kfdbed_stat_add(kvm->gpu, KFDBED_STAT_PDB0_PAGES_LOST,
+					KFDBED_PT_2M - (end - from + 1));
+		}
 	}
 	return 0;
 }
@@ -219,7 +296,7 @@ static int kfdbed_vm_write_run(struct kfdbed_vm *kvm,
 
 		r = kfdbed_vm_set_ptes(kvm, page, page + n - 1,
 				       addrs ? addrs + (page - first) : NULL,
-				       flags | AMDGPU_PTE_FRAG(frag));
+				       flags | AMDGPU_PTE_FRAG(frag), frag);
 		if (r)
 			return r;
 		if (addrs)
@@ -304,6 +381,11 @@ int amdgpu_vm_update_range(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 		dma_fence_put(*fence);
 		*fence = dma_fence_get_stub();
 	}
+	/* Waves stalled on these pages replay (XNACK) and may find them. */
+	if (valid) {
+		kfdbed_stat_inc(kvm->gpu, KFDBED_STAT_VM_MAPS);
+		kfdbed_gpu_event(kvm->gpu);
+	}
 	return r;
 }
 
@@ -325,6 +407,7 @@ int amdgpu_vm_update_pdes(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 	dma_resv_assert_held(vm->root.bo->tbo.base.resv);
 	xa_for_each_marked(&kvm->pt, idx, leaf, KFDBED_PT_PENDING)
 		xa_clear_mark(&kvm->pt, idx, KFDBED_PT_PENDING);
+	kfdbed_gpu_event(kvm->gpu);
 	return 0;
 }
 
@@ -344,6 +427,10 @@ u64 kfdbed_vm_lookup(struct kfdbed_vm *kvm, u64 page)
 
 	lockdep_assert_held(&kvm->pt_lock);
 	leaf = xa_load(&kvm->pt, idx);
+	/* A PDB0 entry used as a PTE maps the 2 MiB from its address. */
+	if (xa_is_value(leaf))
+		return xa_to_value(leaf) +
+		       ((page & (KFDBED_PT_LEAF_ENTRIES - 1)) << PAGE_SHIFT);
 	if (!leaf || xa_get_mark(&kvm->pt, idx, KFDBED_PT_PENDING))
 		return 0;
 	return READ_ONCE(leaf[page & (KFDBED_PT_LEAF_ENTRIES - 1)]);
