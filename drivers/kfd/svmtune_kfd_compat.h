@@ -78,6 +78,7 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 
 /* svm_range_restore_pages(adev, pasid, vmid, node_id, addr, ts, write_fault) */
 #define SVMTUNE_KFD_RESTORE_ARG_ADDR		4
+#define SVMTUNE_KFD_RESTORE_ARG_TS		5
 #define SVMTUNE_KFD_RESTORE_ARG_WRITE		6
 /* svm_migrate_to_vram(prange, best_loc, start, last, mm, trigger) */
 #define SVMTUNE_KFD_TO_VRAM_ARG_START		2

@@ -109,6 +109,11 @@ static struct svmtune_device *svmtune_kfd_range_device(struct svm_range *prange,
  * @unknown_node: the engine could not be asked: no device for the node yet
  * @declined: the migration to VRAM was declined (mapped remotely)
  * @filtered: the retry filter looked at the fault's range
+ * @adev: a GPU fault's amdgpu device
+ * @ts: a GPU fault's interrupt timestamp (svm_range_restore_pages()'s ts)
+ * @map_prange: the range a GPU fault's svm_range_validate_and_map() maps
+ * @map_start: the first page it maps (after the engine's window)
+ * @map_last: the last
  *
  * It lives in the data of the kretprobe instance of the call that began
  * the fault, from its entry to its return. Only @task touches the fields
@@ -126,6 +131,11 @@ struct svmtune_kfd_fault {
 	bool unknown_node;
 	bool declined;
 	bool filtered;
+	struct amdgpu_device *adev;
+	u64 ts;
+	struct svm_range *map_prange;
+	unsigned long map_start;
+	unsigned long map_last;
 };
 
 /*
@@ -481,6 +491,10 @@ static int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 			   << PAGE_SHIFT;
 	slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
 	slot->entered = ktime_get_boottime();
+#if SVMTUNE_KFD_HAS_WINDOW
+	slot->adev = (struct amdgpu_device *)svmtune_kfd_arg(regs, 0);
+	slot->ts = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_TS);
+#endif
 	return 0;
 }
 
@@ -693,105 +707,207 @@ static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
 			       SVMTUNE_KFD_TO_RAM_ARG_LAST);
 }
 
-/* ---- KFD's retry-fault filter, per window instead of per range ---- */
+/* ---- KFD's retry-fault filter: duplicates by when they were raised ---- */
 
 /*
  * KFD 6.12 drops a GPU retry fault on a range mapped less than 2 ms
  * before (AMDGPU_SVM_RANGE_RETRY_FAULT_PENDING against
  * prange->validate_timestamp, in svm_range_restore_pages()), so that the
  * faults still queued for pages it just mapped are not served twice; the
- * GPU retries a dropped fault until it is served. The filter is per range,
- * and a range is a whole allocation: with windows smaller than the range
- * the fault on the next window is dropped too, so a range is served about
- * one window per 2 ms. Measured on the KFD test bed (8 MiB read in
- * order, TCG): at 4 KiB windows, 3906 of 5954 faults dropped. On hardware,
- * where serving a fault takes tens of microseconds, that caps a stream at
- * 4 KiB / 2 ms = 2 MB/s, 64 KiB / 2 ms = 33 MB/s, and even KFD's own 2 MiB
- * windows at 1 GB/s on one large range, against PCIe 5 x16's ~50 GB/s.
+ * GPU raises a dropped fault again until it is served. The test is on the
+ * time the fault is handled, per range. Both ends miss:
+ *  - the next window of a range: its fault is dropped too, so a range is
+ *    served about one window per 2 ms. Measured on the KFD test bed (8 MiB
+ *    read in order, TCG): at 4 KiB windows, 3906 of 5954 faults dropped.
+ *    On hardware, where serving a fault takes tens of microseconds, that
+ *    caps a stream at 4 KiB / 2 ms = 2 MB/s, 64 KiB / 2 ms = 33 MB/s;
+ *  - a duplicate that waited in the ring more than 2 ms: served again in
+ *    full (hmm_range_fault(), the map, a TLB flush; a migration's
+ *    MMU_NOTIFY_MIGRATE unmaps the window from every GPU). Under a storm of
+ *    waves the ring holds hundreds of faults: measured on the test bed
+ *    (256 waves, grid-stride read of 32 MiB), KFD served 498 of 4,101
+ *    duplicates again.
  *
- * With retry_filter "window" (the default) svmtune_kfd keeps the filter's
- * purpose and drops its reach: it remembers the windows mapped for GPU
- * faults in the last 2 ms, and a fault on a range KFD would drop that is
- * outside all of them gets through, by clearing the range's timestamp
- * before KFD compares it: at the return of svm_range_from_addr(), which
- * svm_range_restore_pages() calls just before the check, under
- * svms->lock. A fault inside a window mapped in the last 2 ms is a real
- * duplicate, and KFD drops it as before. The cost of a miss either way is
- * what KFD already pays: a duplicate served again (one more map of mapped
- * pages) or a fault dropped and retried.
+ * With retry_filter "window" (the default) svmtune_kfd judges a fault by
+ * when it was raised. At the return of every successful
+ * svm_range_validate_and_map() it records the window mapped and, for each
+ * GPU it was mapped for, that GPU's checkpoint: the interrupt timestamp of
+ * the newest entry in its fault ring then (ring 0 with the retry CAM, IH1
+ * without; the checkpoint KFD itself takes on unmap in
+ * svm_range_unmap_from_cpu()). A fault on a page of a recorded window whose
+ * timestamp (svm_range_restore_pages()'s ts) is not after the checkpoint was
+ * raised before the map finished: a duplicate, which KFD drops (the range's
+ * timestamp set to now, however long the fault waited). A later one is new
+ * (the page was unmapped again since): KFD serves it (the timestamp
+ * cleared), as it serves a fault on a page no recorded window of the range
+ * holds (the next window of a stream, which KFD alone would drop for
+ * 2 ms). A fault on a range with no window recorded (the pool reused, or
+ * mapped before svmtune_kfd attached) is left to KFD's own test. The
+ * decision is made at the return of svm_range_from_addr(), which
+ * svm_range_restore_pages() calls just before its test, under svms->lock.
+ * Both timestamps are the IH's, so no clock is converted.
  *
- * The window table is global and small: 2 ms of windows at the fault rates
- * of one worker per GPU. Its range pointers are compared, never followed,
- * so a freed range can cost a wrongly dropped fault at worst.
+ * Windows are kept in a pool of SVMTUNE_KFD_WINDOWS entries hashed by
+ * range, the oldest reused first. Range and device pointers are compared,
+ * never followed, so a freed range costs at worst one fault dropped (the
+ * GPU raises it again) or served again (as KFD alone would). Cost per GPU
+ * fault and per map: one spinlock and a walk of one hash bucket.
  */
-#define SVMTUNE_KFD_RETRY_PENDING_NS	(2 * NSEC_PER_MSEC)
-#define SVMTUNE_KFD_RECENT_WINDOWS	64
+#define SVMTUNE_KFD_WINDOWS		1024
 
 /**
- * struct svmtune_kfd_window - a window mapped for a GPU fault
+ * struct svmtune_kfd_window - a window mapped for a GPU
+ * @node: in svmtune_kfd_window_hash, by @prange, while @prange is set
  * @prange: the range (a key only)
+ * @adev: the GPU it was mapped for (a key only)
  * @start: its first page
  * @last: its last page
- * @when: when it was mapped
+ * @checkpoint: the GPU's newest fault-ring timestamp when the map was done
  */
 struct svmtune_kfd_window {
+	struct hlist_node node;
 	const struct svm_range *prange;
+	const struct amdgpu_device *adev;
 	unsigned long start;
 	unsigned long last;
-	ktime_t when;
+	u64 checkpoint;
 };
 
-static struct svmtune_kfd_window svmtune_kfd_recent[SVMTUNE_KFD_RECENT_WINDOWS];
-static unsigned int svmtune_kfd_recent_next;
-static DEFINE_SPINLOCK(svmtune_kfd_recent_lock);
+static struct svmtune_kfd_window svmtune_kfd_windows[SVMTUNE_KFD_WINDOWS];
+static DEFINE_HASHTABLE(svmtune_kfd_window_hash, 8);
+static unsigned int svmtune_kfd_window_next;
+/* Covers the pool, the hash and svmtune_kfd_window_next. */
+static DEFINE_SPINLOCK(svmtune_kfd_window_lock);
 
-static void svmtune_kfd_window_mapped(const struct svm_range *prange,
-				      unsigned long start, unsigned long last)
+/*
+ * The interrupt timestamp of the newest entry in @adev's retry-fault ring:
+ * ring 0 with the retry CAM (faults are delegated from it to the software
+ * ring), IH1 without it, else the software ring. False when the IH cannot
+ * say (no ring, or no decode_iv_ts).
+ */
+static bool svmtune_kfd_checkpoint(struct amdgpu_device *adev, u64 *ts)
+{
+	const struct amdgpu_ih_funcs *funcs = adev->irq.ih_funcs;
+	struct amdgpu_ih_ring *ih;
+	u32 wptr;
+
+	if (!funcs || !funcs->get_wptr || !funcs->decode_iv_ts)
+		return false;
+	if (adev->irq.retry_cam_enabled)
+		ih = &adev->irq.ih;
+	else if (adev->irq.ih1.ring_size)
+		ih = &adev->irq.ih1;
+	else
+		ih = &adev->irq.ih_soft;
+	if (!ih->ring_size)
+		return false;
+	wptr = funcs->get_wptr(adev, ih);
+	*ts = funcs->decode_iv_ts(ih, wptr, -1);
+	return true;
+}
+
+static void svmtune_kfd_window_add(const struct svm_range *prange,
+				   struct amdgpu_device *adev,
+				   unsigned long start, unsigned long last)
 {
 	struct svmtune_kfd_window *w;
 	unsigned long flags;
+	u64 checkpoint;
 
-	spin_lock_irqsave(&svmtune_kfd_recent_lock, flags);
-	w = &svmtune_kfd_recent[svmtune_kfd_recent_next];
-	svmtune_kfd_recent_next = (svmtune_kfd_recent_next + 1) % SVMTUNE_KFD_RECENT_WINDOWS;
+	if (!svmtune_kfd_checkpoint(adev, &checkpoint))
+		return;
+	spin_lock_irqsave(&svmtune_kfd_window_lock, flags);
+	w = &svmtune_kfd_windows[svmtune_kfd_window_next];
+	svmtune_kfd_window_next = (svmtune_kfd_window_next + 1) % SVMTUNE_KFD_WINDOWS;
+	if (w->prange)
+		hash_del(&w->node);
 	w->prange = prange;
+	w->adev = adev;
 	w->start = start;
 	w->last = last;
-	w->when = ktime_get_boottime();
-	spin_unlock_irqrestore(&svmtune_kfd_recent_lock, flags);
+	w->checkpoint = checkpoint;
+	hash_add(svmtune_kfd_window_hash, &w->node, (unsigned long)prange);
+	spin_unlock_irqrestore(&svmtune_kfd_window_lock, flags);
 }
 
-/* Was @page of @prange in a window mapped less than 2 ms before @now? */
-static bool svmtune_kfd_window_recent(const struct svm_range *prange,
-				      unsigned long page, ktime_t now)
+/*
+ * A successful map of [@start, @last] of @prange for GPU @gpuidx of its
+ * process (MAX_GPU_INSTANCE: every GPU it may be mapped for, as a prefetch
+ * or a restore after eviction maps): record it per GPU.
+ */
+static void svmtune_kfd_windows_mapped(const struct svm_range *prange,
+				       unsigned long start, unsigned long last,
+				       unsigned long gpuidx)
 {
-	bool found = false;
-	unsigned long flags;
-	int i;
+	struct kfd_process *p = container_of(prange->svms, struct kfd_process,
+					     svms);
+	unsigned int i;
 
-	spin_lock_irqsave(&svmtune_kfd_recent_lock, flags);
-	for (i = 0; i < SVMTUNE_KFD_RECENT_WINDOWS && !found; i++) {
-		const struct svmtune_kfd_window *w = &svmtune_kfd_recent[i];
+	for (i = 0; i < p->n_pdds && i < MAX_GPU_INSTANCE; i++) {
+		struct kfd_process_device *pdd = p->pdds[i];
 
-		found = w->prange == prange && w->start <= page &&
-			page <= w->last &&
-			ktime_before(now, ktime_add_ns(w->when, SVMTUNE_KFD_RETRY_PENDING_NS));
+		if (!pdd || (gpuidx < MAX_GPU_INSTANCE && i != gpuidx) ||
+		    (gpuidx >= MAX_GPU_INSTANCE &&
+		     !test_bit(i, prange->bitmap_access) &&
+		     !test_bit(i, prange->bitmap_aip)))
+			continue;
+		svmtune_kfd_window_add(prange, pdd->dev->adev, start, last);
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_recent_lock, flags);
-	return found;
+}
+
+/* What the recorded windows say of a GPU fault's page. */
+enum svmtune_kfd_window_says {
+	SVMTUNE_KFD_WINDOW_UNKNOWN,	/* no window of the range recorded */
+	SVMTUNE_KFD_WINDOW_OUTSIDE,	/* windows recorded, none holds it */
+	SVMTUNE_KFD_WINDOW_MAPPED,	/* a window holds it: @checkpoint */
+};
+
+/*
+ * The newest checkpoint of a window of @prange mapped for @adev that holds
+ * @page, if one does.
+ */
+static enum svmtune_kfd_window_says
+svmtune_kfd_window_checkpoint(const struct svm_range *prange,
+			      const struct amdgpu_device *adev,
+			      unsigned long page, u64 *checkpoint)
+{
+	enum svmtune_kfd_window_says says = SVMTUNE_KFD_WINDOW_UNKNOWN;
+	const struct svmtune_kfd_window *w;
+	unsigned long flags;
+
+	spin_lock_irqsave(&svmtune_kfd_window_lock, flags);
+	hash_for_each_possible(svmtune_kfd_window_hash, w, node,
+			       (unsigned long)prange) {
+		if (w->prange != prange || w->adev != adev)
+			continue;
+		if (page < w->start || page > w->last) {
+			if (says == SVMTUNE_KFD_WINDOW_UNKNOWN)
+				says = SVMTUNE_KFD_WINDOW_OUTSIDE;
+			continue;
+		}
+		if (says != SVMTUNE_KFD_WINDOW_MAPPED ||
+		    amdgpu_ih_ts_after(*checkpoint, w->checkpoint))
+			*checkpoint = w->checkpoint;
+		says = SVMTUNE_KFD_WINDOW_MAPPED;
+	}
+	spin_unlock_irqrestore(&svmtune_kfd_window_lock, flags);
+	return says;
 }
 
 /*
  * svm_range_from_addr(svms, addr, parent), return: in a GPU fault, the
- * range KFD is about to check the 2 ms filter of, svms->lock held. Let the
- * fault through unless a window mapped in the last 2 ms covers it.
+ * range KFD is about to test the 2 ms filter of, svms->lock held. A fault
+ * raised before a window holding its page was mapped is dropped; one
+ * raised after, or on a page no recorded window of the range holds (the
+ * next window of a stream), is served; on a range with no window recorded
+ * (pool reused, or mapped before svmtune_kfd attached) KFD decides.
  */
 static int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 				      struct pt_regs *regs)
 {
 	struct svm_range *prange = (struct svm_range *)regs_return_value(regs);
 	struct svmtune_kfd_fault *slot;
-	ktime_t stamp;
+	u64 checkpoint = 0;
 
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
 	if (!prange || !READ_ONCE(svmtune_kfd_filter_per_window))
@@ -800,33 +916,41 @@ static int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE || slot->filtered)
 		return 0;
 	slot->filtered = true;
-	stamp = READ_ONCE(prange->validate_timestamp);
-	if (!ktime_before(slot->entered,
-			  ktime_add_ns(stamp, SVMTUNE_KFD_RETRY_PENDING_NS)))
-		return 0;	/* KFD serves it anyway */
-	if (svmtune_kfd_window_recent(prange, slot->fault.addr >> PAGE_SHIFT,
-				      slot->entered)) {
-		svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_DUPLICATES, 1);
+	switch (svmtune_kfd_window_checkpoint(prange, slot->adev,
+					      slot->fault.addr >> PAGE_SHIFT,
+					      &checkpoint)) {
+	case SVMTUNE_KFD_WINDOW_UNKNOWN:
+		svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_UNKNOWN, 1);
+		return 0;
+	case SVMTUNE_KFD_WINDOW_MAPPED:
+		/*
+		 * KFD writes the stamp under prange->migrate_mutex, which
+		 * this fault takes next; a map finishing meanwhile on another
+		 * GPU's worker may stamp it again, and KFD then drops this
+		 * fault once: the GPU raises it again, judged again.
+		 */
+		if (amdgpu_ih_ts_after_or_equal(slot->ts, checkpoint)) {
+			WRITE_ONCE(prange->validate_timestamp,
+				   ktime_get_boottime());
+			svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_DUPLICATES, 1);
+			return 0;
+		}
+		fallthrough;
+	case SVMTUNE_KFD_WINDOW_OUTSIDE:
+		WRITE_ONCE(prange->validate_timestamp, 0);
+		svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_PASSED, 1);
 		return 0;
 	}
-	/*
-	 * KFD writes the stamp under prange->migrate_mutex, which this fault
-	 * takes next; a map finishing meanwhile on another GPU's worker may
-	 * stamp it again, and KFD then drops this fault once, as it would
-	 * have anyway.
-	 */
-	WRITE_ONCE(prange->validate_timestamp, 0);
-	svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_PASSED, 1);
 	return 0;
 }
 
 /*
- * svm_range_validate_and_map(mm, map_start, map_last, prange, ...), entry:
- * a GPU fault the engine decided maps the engine's window, not KFD's.
- * After a migration, pages left in system memory are not mapped remotely by
- * accident: they fault again and get their own decision. After a declined
- * one, exactly the window the engine counted as remote is mapped. Every
- * window mapped for a GPU fault is remembered for the retry filter.
+ * svm_range_validate_and_map(mm, map_start, map_last, prange, gpuidx,
+ * ...), entry: a GPU fault the engine decided maps the engine's window,
+ * not KFD's. After a migration, pages left in system memory are not mapped
+ * remotely by accident: they fault again and get their own decision. After
+ * a declined one, exactly the window the engine counted as remote is
+ * mapped. The window is what the return records for the retry filter.
  */
 static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 				   struct pt_regs *regs,
@@ -839,8 +963,47 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 		return;
 	if (slot->decided)
 		svmtune_kfd_set_window(regs, &slot->decision, 1, 2);
-	svmtune_kfd_window_mapped((struct svm_range *)svmtune_kfd_arg(regs, 3),
-				  svmtune_kfd_arg(regs, 1), svmtune_kfd_arg(regs, 2));
+	slot->map_prange = (struct svm_range *)svmtune_kfd_arg(regs, 3);
+	slot->map_start = svmtune_kfd_arg(regs, 1);
+	slot->map_last = svmtune_kfd_arg(regs, 2);
+}
+
+/*
+ * svm_range_validate_and_map(), kretprobe entry: the call's window, as
+ * given; a GPU fault's may be changed by the ftrace hook above, which
+ * runs before or after this one, so the return takes that from the fault.
+ */
+static int svmtune_kfd_map_entry(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+
+	call->obj = (void *)svmtune_kfd_arg(regs, 3);
+	call->start = svmtune_kfd_arg(regs, 1);
+	call->last = svmtune_kfd_arg(regs, 2);
+	call->before = svmtune_kfd_arg(regs, 4);
+	call->slot = svmtune_kfd_fault_find();
+	return 0;
+}
+
+/* svm_range_validate_and_map(), return: a mapped window is recorded. */
+static int svmtune_kfd_map_exit(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct svmtune_kfd_fault *slot = call->slot;
+
+	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
+	if (regs_return_value(regs) || !call->obj)
+		return 0;
+	if (slot && slot->fault.type == SVMTUNE_FAULT_DEVICE &&
+	    slot->map_prange == call->obj) {
+		call->start = slot->map_start;
+		call->last = slot->map_last;
+	}
+	svmtune_kfd_windows_mapped(call->obj, call->start, call->last,
+				   call->before);
+	return 0;
 }
 #endif
 
@@ -1205,6 +1368,8 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	{
 		.symbol = "svm_range_validate_and_map",
 		.entry = svmtune_kfd_map_window,
+		.kret_entry = svmtune_kfd_map_entry,
+		.kret_exit = svmtune_kfd_map_exit,
 	}, {
 		.symbol = "svm_range_from_addr",
 		.kret_exit = svmtune_kfd_from_addr_exit,

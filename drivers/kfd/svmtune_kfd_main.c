@@ -400,6 +400,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_RANGES_GIVEN_POLICY] = "ranges_given_policy",
 	[SVMTUNE_KFD_RETRY_FILTER_PASSED] = "retry_filter_passed",
 	[SVMTUNE_KFD_RETRY_FILTER_DUPLICATES] = "retry_filter_duplicates",
+	[SVMTUNE_KFD_RETRY_FILTER_UNKNOWN] = "retry_filter_unknown",
 	[SVMTUNE_KFD_PROCESSES_ATTACHED] = "processes_attached",
 	[SVMTUNE_KFD_ATTACH_FAILED] = "attach_failed",
 	[SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED] = "cpu_faults_not_migrated",

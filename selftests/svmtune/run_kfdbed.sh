@@ -227,7 +227,8 @@ fi
 # 3f. A fault storm as MI200/MI300 make one (kfdbed_storm): 256 waves on
 #     each of two GPUs over 64 MiB, faulting at once through the retry CAM;
 #     every byte checked, the CAM's held-back repeats, re-raises and KFD's
-#     drops counted. On KFD alone, then under svmtune_kfd's defaults.
+#     drops counted. On KFD alone, then under svmtune_kfd's defaults, where
+#     its retry filter must serve no more duplicates than KFD's own.
 #     Not traced: tens of thousands of KFD calls would overrun the function
 #     tracer's buffer and take minutes to read back (gcov counts them).
 storm=$dir/kfdbed_storm
@@ -241,6 +242,12 @@ if load_bed --untraced storm-svmtune num_gpus=2 vram_mb=128; then
 	if modprobe svmtune_kfd; then
 		"$storm" 256 64 >/tmp/kfdbed.out 2>&1
 		results storm-svmtune /tmp/kfdbed.out $?
+		grep '^# ' /tmp/kfdbed.out
+		# svmtune_kfd's retry filter against KFD's own under the storm:
+		# the duplicates KFD serves again in full, per window and per
+		# range (kfdbed_storm filters).
+		"$storm" filters 256 32 >/tmp/kfdbed.out 2>&1
+		results storm-filter /tmp/kfdbed.out $?
 		grep '^# ' /tmp/kfdbed.out
 		sed 's/^/# svmtune_kfd: /' /sys/kernel/svmtune/kfd/stats
 	else
