@@ -271,6 +271,15 @@ struct kfdbed_gpu {
 #define kfdbed_stat_add(gpu, stat, n) atomic64_add((n), &(gpu)->stats[stat])
 #define kfdbed_stat_inc(gpu, stat) atomic64_inc(&(gpu)->stats[stat])
 
+/* Raise @max to @n if @n is larger (a high-water mark). */
+static inline void kfdbed_atomic64_max(atomic64_t *max, s64 n)
+{
+	s64 m = atomic64_read(max);
+
+	while (n > m && !atomic64_try_cmpxchg(max, &m, n))
+		;
+}
+
 /**
  * struct kfdbed_vm - a process's GPU virtual address space on one GPU
  * @fpriv: amdgpu's per-file state; KFD's drm_priv_to_vm() finds @fpriv.vm

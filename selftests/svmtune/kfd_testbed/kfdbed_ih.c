@@ -393,16 +393,6 @@ static void kfdbed_ring_consumed(struct kfdbed_gpu *gpu,
 	wake_up_all(&ih->wait_process);
 }
 
-static void kfdbed_ih_batch(struct kfdbed_gpu *gpu, u64 n)
-{
-	u64 max = atomic64_read(&gpu->stats[KFDBED_STAT_IH_BATCH_MAX]);
-
-	while (n > max &&
-	       !atomic64_try_cmpxchg(&gpu->stats[KFDBED_STAT_IH_BATCH_MAX],
-				     &max, n))
-		;
-}
-
 /*
  * IH1's handler (no CAM): every fault in the ring to KFD, in order, as
  * amdgpu's IH processing calls gmc's fault handler.
@@ -421,7 +411,8 @@ static void kfdbed_ih1_work(struct work_struct *work)
 			ring->entries[rseq & (ring->size - 1)];
 		int r;
 
-		kfdbed_ih_batch(gpu, wseq - rseq);
+		kfdbed_atomic64_max(&gpu->stats[KFDBED_STAT_IH_BATCH_MAX],
+				    wseq - rseq);
 		r = kfdbed_ih_handle_fault(gpu, &e);
 		spin_lock(&gpu->ih_lock);
 		ring->entries[rseq & (ring->size - 1)].result = r;
@@ -485,7 +476,8 @@ static void kfdbed_soft_work(struct work_struct *work)
 		struct kfdbed_cam_entry *c = &gpu->cam[e.cam];
 		int r;
 
-		kfdbed_ih_batch(gpu, wseq - rseq);
+		kfdbed_atomic64_max(&gpu->stats[KFDBED_STAT_IH_BATCH_MAX],
+				    wseq - rseq);
 		r = kfdbed_ih_handle_fault(gpu, &e);
 		kfdbed_ring_consumed(gpu, ring, ++rseq, e.ts);
 

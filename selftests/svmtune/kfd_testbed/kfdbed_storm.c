@@ -56,16 +56,7 @@
 
 #include "kfdbed_uapi.h"
 #include "kfdbed_check.h"
-
-static struct kfdbed_info_args info(int bed)
-{
-	struct kfdbed_info_args i;
-
-	memset(&i, 0, sizeof(i));
-	if (ioctl(bed, KFDBED_IOC_INFO, &i))
-		perror("KFDBED_IOC_INFO");
-	return i;
-}
+#include "kfdsvm.h"
 
 #define DELTA(f) ((unsigned long long)(s1.f - s0.f))
 
@@ -79,11 +70,11 @@ static int step(int bed, unsigned int g, const char *what,
 	struct kfdbed_gpu_stats s0, s1;
 	int r;
 
-	s0 = info(bed).gpus[g];
+	s0 = kfdsvm_info(bed).gpus[g];
 	r = ioctl(bed, KFDBED_IOC_WAVES, w);
 	if (r)
 		r = -errno;
-	s1 = info(bed).gpus[g];
+	s1 = kfdsvm_info(bed).gpus[g];
 	printf("# %s: %d, %llu accesses in %.1f ms, %llu faults raised, %llu held back, %llu re-raised, %llu overflows, %llu stalls (at most %llu at once), %llu mismatches, VRAM %llu sys %llu peer %llu pages\n",
 	       what, r, (unsigned long long)w->done, w->ns / 1e6,
 	       (unsigned long long)w->faults, (unsigned long long)w->held,
@@ -189,9 +180,9 @@ static int filter_compare(int bed, uint32_t g0, unsigned int n, size_t mib)
 		      KFDBED_WAVES_VERIFY, 0xf117 + m);
 		snprintf(what, sizeof(what), "grid read, filter per %s",
 			 mode[m]);
-		s0 = info(bed).gpus[0];
+		s0 = kfdsvm_info(bed).gpus[0];
 		r = step(bed, 0, what, &w);
-		s1 = info(bed).gpus[0];
+		s1 = kfdsvm_info(bed).gpus[0];
 		served[m] = DELTA(faults_stale_served);
 		stale[m] = DELTA(faults_stale);
 		CHECK(!r && w.done == pages && !w.mismatches,
@@ -227,7 +218,7 @@ int main(int argc, char **argv)
 	CHECK(kfd >= 0 && bed >= 0, "storm: open /dev/kfd and /dev/kfdbed");
 	if (kfd < 0 || bed < 0)
 		return 1;
-	in = info(bed);
+	in = kfdsvm_info(bed);
 	CHECK(in.version == KFDBED_VERSION && in.num_gpus >= 2,
 	      "storm: test bed version %u with %u GPUs (2 needed)", in.version,
 	      in.num_gpus);
@@ -250,7 +241,7 @@ int main(int argc, char **argv)
 	      n, mib, (unsigned long long)w.done, pages,
 	      (unsigned long long)w.mismatches);
 	max_stalled = w.max_stalled;
-	max_batch = info(bed).gpus[0].ih_batch_max;
+	max_batch = kfdsvm_info(bed).gpus[0].ih_batch_max;
 
 	waves(&w, p, size, g1, n, KFDBED_WAVES_SHARED, KFDBED_WAVES_VERIFY,
 	      seed);
@@ -270,8 +261,8 @@ int main(int argc, char **argv)
 	      n, (unsigned long long)w.done, pages);
 	if (w.max_stalled > max_stalled)
 		max_stalled = w.max_stalled;
-	if (info(bed).gpus[1].ih_batch_max > max_batch)
-		max_batch = info(bed).gpus[1].ih_batch_max;
+	if (kfdsvm_info(bed).gpus[1].ih_batch_max > max_batch)
+		max_batch = kfdsvm_info(bed).gpus[1].ih_batch_max;
 
 	waves(&w, p, size, g0, 2 * n, KFDBED_WAVES_RANDOM, KFDBED_WAVES_VERIFY,
 	      seed + 1);

@@ -242,14 +242,6 @@ static void kfdbed_wave_init(struct kfdbed_waves_run *run, unsigned int w)
 	wave->state = n ? KFDBED_WAVE_RUN : KFDBED_WAVE_DONE;
 }
 
-static void kfdbed_waves_max(atomic64_t *max, u64 n)
-{
-	s64 m = atomic64_read(max);
-
-	while (n > m && !atomic64_try_cmpxchg(max, &m, n))
-		;
-}
-
 /* Fill @buf with the data of GPU page @page. */
 static void kfdbed_wave_fill(u64 *buf, u64 page, u64 seed)
 {
@@ -383,8 +375,8 @@ static unsigned int kfdbed_wave_step(struct kfdbed_cu *cu, unsigned int w)
 		} else {
 			wave->state = KFDBED_WAVE_STALLED;
 			atomic64_inc(&run->stalls);
-			kfdbed_waves_max(&run->max_stalled,
-					 atomic_inc_return(&run->stalled));
+			kfdbed_atomic64_max(&run->max_stalled,
+					    atomic_inc_return(&run->stalled));
 		}
 		kfdbed_wave_raise(run, wave, page, again);
 		return done;
