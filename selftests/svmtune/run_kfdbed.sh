@@ -482,7 +482,8 @@ svmtune_phase contig svmtune_kfd
 #     refuse the load (EINVAL, nothing left loaded), and its ioctls refuse
 #     bad fields with their errno (kfdbed_test badinput).
 for params in "num_gpus=0" "num_gpus=5" "vram_mb=15" "vram_mb=4097" \
-	"vram_mb=17" "num_gpus=1 xgmi_hive=1,1" "num_gpus=2 xgmi_hive=5"; do
+	"vram_mb=17" "num_gpus=1 xgmi_hive=1,1" "num_gpus=2 xgmi_hive=5" \
+	"retry_cam=2" "retry_cam=maybe"; do
 	name=$(echo "$params" | tr ' =,' '-__')
 	err=$(insmod "$bed" $params 2>&1)
 	if [ $? -ne 0 ] && echo "$err" | grep -q "Invalid argument" &&
