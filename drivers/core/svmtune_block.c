@@ -73,6 +73,7 @@ struct svmtune_block *svmtune_block_get(struct svmtune_mm *smm,
 	__must_hold(&smm->lock)
 {
 	unsigned long index = addr >> SVMTUNE_BLOCK_SHIFT;
+	struct svmtune_charge charge;
 	struct svmtune_block *blk;
 
 	lockdep_assert_held(&smm->lock);
@@ -81,6 +82,8 @@ struct svmtune_block *svmtune_block_get(struct svmtune_mm *smm,
 		return blk;
 	spin_unlock(&smm->lock);
 
+	/* The process's memcg pays, even from KFD's fault worker. */
+	svmtune_charge_begin(&charge, smm->mm);
 	blk = kmem_cache_zalloc(svmtune_block_cache, gfp);
 	if (blk) {
 		blk->loc = SVMTUNE_LOC_UNSET;
@@ -93,6 +96,7 @@ struct svmtune_block *svmtune_block_get(struct svmtune_mm *smm,
 		else
 			atomic_long_inc(&svmtune_nr_blocks);
 	}
+	svmtune_charge_end(&charge);
 	spin_lock(&smm->lock);
 	return xa_load(&smm->blocks, index);
 }

@@ -251,6 +251,19 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
 void svmtune_range_free(struct svmtune_range *range);
 void svmtune_mm_refill_spare(struct svmtune_mm *smm);
+
+/**
+ * struct svmtune_charge - allocations charged to an address space's memcg
+ * @memcg: the memory cgroup of the address space's owner (referenced)
+ * @old: the active memcg before, restored by svmtune_charge_end()
+ */
+struct svmtune_charge {
+	struct mem_cgroup *memcg;
+	struct mem_cgroup *old;
+};
+
+void svmtune_charge_begin(struct svmtune_charge *c, struct mm_struct *mm);
+void svmtune_charge_end(struct svmtune_charge *c);
 /**
  * struct svmtune_mm_walk - a visit of every address space's state
  * @visit: called for each, see svmtune_mm_visit_live()

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mmap_lock.h>
@@ -475,11 +476,42 @@ static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 		svmtune_mm_put(smm);
 }
 
+/**
+ * svmtune_charge_begin() - charge what follows to @mm's memory cgroup
+ * @c: the charge, ended with svmtune_charge_end()
+ * @mm: the address space the allocations are for
+ *
+ * The engine's state for an address space (its svmtune_mm, blocks,
+ * ranges; all allocated with __GFP_ACCOUNT or from SLAB_ACCOUNT caches)
+ * is charged to the memory cgroup of its owner, whichever task allocates
+ * it: KFD's fault worker and svmtune_kfd's attach worker are kernel
+ * threads, whose own charges would go to the root cgroup. Any context but
+ * hard IRQ; does not sleep.
+ */
+void svmtune_charge_begin(struct svmtune_charge *c, struct mm_struct *mm)
+{
+	c->memcg = get_mem_cgroup_from_mm(mm);
+	c->old = set_active_memcg(c->memcg);
+}
+
+/**
+ * svmtune_charge_end() - end svmtune_charge_begin()
+ * @c: the charge
+ */
+void svmtune_charge_end(struct svmtune_charge *c)
+{
+	set_active_memcg(c->old);
+	mem_cgroup_put(c->memcg);
+}
+
 static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
 {
+	struct svmtune_charge charge;
 	struct svmtune_mm *smm;
 
+	svmtune_charge_begin(&charge, mm);
 	smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
+	svmtune_charge_end(&charge);
 	if (!smm)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&smm->lock);
