@@ -25,12 +25,14 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_TO_RAM_CALLS,
 	SVMTUNE_KFD_TO_RAM_PAGES,
 	SVMTUNE_KFD_DEFAULT_GRANULARITY_SET,
+	SVMTUNE_KFD_GRANULARITY_KEPT,
 	SVMTUNE_KFD_RANGES_GIVEN_POLICY,
 	SVMTUNE_KFD_RETRY_FILTER_PASSED,
 	SVMTUNE_KFD_RETRY_FILTER_DUPLICATES,
 	SVMTUNE_KFD_RETRY_FILTER_UNKNOWN,
 	SVMTUNE_KFD_PROCESSES_ATTACHED,
 	SVMTUNE_KFD_ATTACH_FAILED,
+	SVMTUNE_KFD_ATTACH_DROPPED,
 	SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED,
 	SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES,
 	SVMTUNE_KFD_CONTIGUOUS_REQUESTED,
@@ -75,6 +77,7 @@ struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_devic
 void svmtune_kfd_nodes_freeze(void);
 void svmtune_kfd_nodes_reset(void);
 unsigned int svmtune_kfd_nodes_count(void);
+unsigned int svmtune_kfd_nodes_apu(void);
 struct dev_pagemap;
 bool svmtune_kfd_node_pgmap(const struct dev_pagemap *pgmap);
 

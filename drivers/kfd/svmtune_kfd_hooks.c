@@ -114,6 +114,14 @@ static struct svmtune_device *svmtune_kfd_range_device(struct svm_range *prange,
  * @map_prange: the range a GPU fault's svm_range_validate_and_map() maps
  * @map_start: the first page it maps (after the engine's window)
  * @map_last: the last
+ * @mig_prange: the range a decided GPU fault's svm_migrate_to_vram() was
+ *	called for, or NULL
+ * @mig_start: the first page of the window that call was given: the
+ *	engine's, or KFD's own where the engine's decision could not apply
+ * @mig_last: its last page
+ * @mig_done: the call returned 0 (pages moved, or the migration was
+ *	declined): only then is the map window replaced, by @mig_start and
+ *	@mig_last
  *
  * It lives in the data of the kretprobe instance of the call that began
  * the fault, from its entry to its return. Only @task touches the fields
@@ -136,6 +144,10 @@ struct svmtune_kfd_fault {
 	struct svm_range *map_prange;
 	unsigned long map_start;
 	unsigned long map_last;
+	struct svm_range *mig_prange;
+	unsigned long mig_start;
+	unsigned long mig_last;
+	bool mig_done;
 };
 
 /*
@@ -245,8 +257,10 @@ static void svmtune_kfd_faults_reset(void)
  *
  * The state belongs to the engine and lives until the address space is
  * torn down (or svmtune.ko is unloaded), as it does for a process that
- * opened /dev/svmtune; unloading svmtune_kfd leaves it. Detaching flushes
- * the worker after the hooks are gone, so no reference is left behind.
+ * opened /dev/svmtune; unloading svmtune_kfd leaves it. Detaching, after
+ * the hooks are gone, stops the worker and drops what is still parked
+ * without attaching it: an rmmod takes no mmap_lock of a live process
+ * (the process gets its state at its next fault once svmtune_kfd is back).
  *
  * Waste feedback (pages that went to VRAM and left untouched) is not
  * reported from KFD: amdgpu's page tables have no accessed bit KFD reads,
@@ -256,6 +270,8 @@ static void svmtune_kfd_faults_reset(void)
 
 static struct mm_struct *svmtune_kfd_attach_mms[SVMTUNE_KFD_ATTACH_SLOTS];
 static DEFINE_SPINLOCK(svmtune_kfd_attach_lock);
+/* Detaching: the worker drops what it finds instead of attaching it. */
+static bool svmtune_kfd_attach_stopping;
 
 static void svmtune_kfd_attach_worker(struct work_struct *work)
 {
@@ -269,7 +285,9 @@ static void svmtune_kfd_attach_worker(struct work_struct *work)
 		spin_unlock_irq(&svmtune_kfd_attach_lock);
 		if (!mm)
 			continue;
-		if (mmget_not_zero(mm)) {
+		if (READ_ONCE(svmtune_kfd_attach_stopping)) {
+			svmtune_kfd_count(SVMTUNE_KFD_ATTACH_DROPPED, 1);
+		} else if (mmget_not_zero(mm)) {
 			if (!svmtune_mm_attach(mm))
 				svmtune_kfd_count(SVMTUNE_KFD_PROCESSES_ATTACHED, 1);
 			else
@@ -308,11 +326,14 @@ static void svmtune_kfd_attach_later(struct mm_struct *mm)
 	spin_unlock_irqrestore(&svmtune_kfd_attach_lock, flags);
 }
 
-/* No hook runs any more: attach what is parked, or let it go. */
+/*
+ * No hook runs any more: stop the worker (a pass already attaching one
+ * address space finishes it) and drop what is parked.
+ */
 static void svmtune_kfd_attach_flush(void)
 {
-	flush_work(&svmtune_kfd_attach_work);
-	/* Parked after the worker's last pass began: do it here. */
+	WRITE_ONCE(svmtune_kfd_attach_stopping, true);
+	cancel_work_sync(&svmtune_kfd_attach_work);
 	svmtune_kfd_attach_worker(NULL);
 }
 
@@ -505,6 +526,23 @@ static int svmtune_kfd_restore_exit(struct kretprobe_instance *ri,
 	return 0;
 }
 
+#if SVMTUNE_KFD_HAS_WINDOW
+/*
+ * A decided GPU fault's svm_migrate_to_vram() of @prange is given
+ * [@start, @last]: the one window the fault's map may be given too
+ * (svmtune_kfd_map_window()) and its pages' new residency.
+ */
+static void svmtune_kfd_mig_window(struct svmtune_kfd_fault *slot,
+				   struct svm_range *prange,
+				   unsigned long start, unsigned long last)
+{
+	slot->mig_prange = prange;
+	slot->mig_start = start;
+	slot->mig_last = last;
+	slot->mig_done = false;
+}
+#endif
+
 /* Returned in svm_migrate_to_vram()'s place when a migration is declined. */
 static noinline int svmtune_kfd_migration_declined(void)
 {
@@ -549,13 +587,30 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 		 */
 		if (prange->actual_loc) {
 			svmtune_kfd_count(SVMTUNE_KFD_DECLINES_SKIPPED_IN_VRAM, 1);
+#if SVMTUNE_KFD_HAS_WINDOW
+			/* KFD's own window moves, and is what is mapped. */
+			svmtune_kfd_mig_window(slot, prange,
+					       svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_START),
+					       svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_LAST));
+#endif
 			return;
 		}
 		slot->declined = true;
 #if SVMTUNE_KFD_HAS_WINDOW
-		/* svmtune_kfd_map_window() maps exactly the engine's window. */
-		slot->result.remote += (slot->decision.end -
-					slot->decision.start) >> PAGE_SHIFT;
+		{
+			/*
+			 * Mapped where the pages are: the engine's window
+			 * within KFD's (svmtune_kfd_map_window()), which the
+			 * call was given.
+			 */
+			unsigned long start = max(slot->decision.start >> PAGE_SHIFT,
+						  svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_START));
+			unsigned long last = min((slot->decision.end >> PAGE_SHIFT) - 1,
+						 svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_LAST));
+
+			slot->result.remote += last - start + 1;
+			svmtune_kfd_mig_window(slot, prange, start, last);
+		}
 #else
 		/* 6.1 validates and maps the whole range. */
 		slot->result.remote += prange->last - prange->start + 1;
@@ -568,6 +623,9 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 #if SVMTUNE_KFD_HAS_WINDOW
 	svmtune_kfd_set_window(regs, &slot->decision, SVMTUNE_KFD_TO_VRAM_ARG_START,
 			       SVMTUNE_KFD_TO_VRAM_ARG_LAST);
+	svmtune_kfd_mig_window(slot, prange,
+			       svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_START),
+			       svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_LAST));
 #endif
 }
 
@@ -651,23 +709,28 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 		slot->result.to_device += moved;
 #if SVMTUNE_KFD_HAS_WINDOW
 		/*
-		 * KFD moved the window's pages that were in system memory
-		 * (its VRAM count says how many, not which): the whole window
-		 * is in VRAM now, for the engine's per-block state (density
+		 * KFD moved the pages of the window it was given (the
+		 * engine's, or its own where the engine's decision could not
+		 * apply) that were in system memory (its VRAM count says how
+		 * many, not which): the whole window is in VRAM now, for the engine's per-block state (density
 		 * prefetch), on the node the pages went to (best_loc, which
 		 * may be another GPU of the hive than the faulting one: the
 		 * fault and its pages count on the faulting GPU's device).
 		 * 6.1 moves whole ranges and gets no such state. On the
 		 * faulting node, the account below records it.
 		 */
-		if (moved && call->dev && call->dev == slot->dev) {
-			slot->result.moved_start = slot->decision.start;
-			slot->result.moved_end = slot->decision.end;
+		if (slot->mig_prange == call->obj)
+			slot->mig_done = !regs_return_value(regs);
+		if (moved && call->dev && slot->mig_prange == call->obj &&
+		    call->dev == slot->dev) {
+			slot->result.moved_start = slot->mig_start << PAGE_SHIFT;
+			slot->result.moved_end = (slot->mig_last + 1) << PAGE_SHIFT;
 			slot->result.moved_loc = call->dev->id;
-		} else if (moved && call->dev) {
-			svmtune_note_resident(call->dev, call->mm,
-					      &slot->decision, slot->decision.start,
-					      slot->decision.end, call->dev->id);
+		} else if (moved && call->dev && slot->mig_prange == call->obj) {
+			svmtune_note_resident(call->dev, call->mm, &slot->decision,
+					      slot->mig_start << PAGE_SHIFT,
+					      (slot->mig_last + 1) << PAGE_SHIFT,
+					      call->dev->id);
 		}
 #endif
 		svmtune_account(slot->dev, call->mm, &slot->fault,
@@ -946,11 +1009,13 @@ static int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 
 /*
  * svm_range_validate_and_map(mm, map_start, map_last, prange, gpuidx,
- * ...), entry: a GPU fault the engine decided maps the engine's window,
- * not KFD's. After a migration, pages left in system memory are not mapped
- * remotely by accident: they fault again and get their own decision. After
- * a declined one, exactly the window the engine counted as remote is
- * mapped. The window is what the return records for the retry filter.
+ * ...), entry: a GPU fault the engine decided maps the window its
+ * migration was given (the engine's, or KFD's where the engine's decision
+ * could not apply), not KFD's. After a migration, pages left in system
+ * memory are not mapped remotely by accident: they fault again and get
+ * their own decision. After a declined one, exactly the window the engine
+ * counted as remote is mapped. The window is what the return records for
+ * the retry filter.
  */
 static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 				   struct pt_regs *regs,
@@ -961,8 +1026,33 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 	atomic64_inc(&hook->calls);
 	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
 		return;
-	if (slot->decided)
-		svmtune_kfd_set_window(regs, &slot->decision, 1, 2);
+	/*
+	 * The window the fault's migration was given, and only after it
+	 * returned 0 (moved, or declined), within KFD's own map window. A map
+	 * wider than KFD's may meet a page still in another GPU's VRAM, which
+	 * hmm_range_fault() cannot move for KFD's own fault task
+	 * (svm_migrate_to_ram() returns 0 for it) and retries without end,
+	 * under the range's locks: after a move between GPUs that failed
+	 * (-EDEADLK; KFD then falls back to system memory with its own
+	 * window), or one that KFD counted as complete though a page it could
+	 * not move stayed behind (6.12 subtracts every page it copied from
+	 * vram_pages, migrated or not, so actual_loc goes to 0 with the page
+	 * still there: reproduced on the test bed with a page held as a CPU
+	 * fault in flight holds it). KFD alone would map only its window;
+	 * pages svmtune moved beyond it are mapped at their own next fault.
+	 */
+	if (slot->decided && slot->mig_done &&
+	    slot->mig_prange == (struct svm_range *)svmtune_kfd_arg(regs, 3)) {
+		unsigned long start = max(slot->mig_start, svmtune_kfd_arg(regs, 1));
+		unsigned long last = min(slot->mig_last, svmtune_kfd_arg(regs, 2));
+		struct svmtune_decision d = {
+			.start = start << PAGE_SHIFT,
+			.end = (last + 1) << PAGE_SHIFT,
+		};
+
+		if (start <= last)
+			svmtune_kfd_set_window(regs, &d, 1, 2);
+	}
 	slot->map_prange = (struct svm_range *)svmtune_kfd_arg(regs, 3);
 	slot->map_start = svmtune_kfd_arg(regs, 1);
 	slot->map_last = svmtune_kfd_arg(regs, 2);
@@ -1125,13 +1215,68 @@ static void svmtune_kfd_learn_nodes(struct kfd_process *p)
 			svmtune_kfd_node_device(&info);
 }
 
+/*
+ * A granularity svmtune may give KFD, in KFD's units: svmtune's @shift,
+ * never below KFD's own (@kfd: the process default KFD gave a range, amdgpu's
+ * svm_default_granularity; 9 on 6.1). KFD's granularity is the size of the ranges
+ * it creates on GPU faults, and each range costs an interval notifier, DMA
+ * address arrays and a VRAM BO, none charged to the process's memcg: at
+ * 4 KiB a 1 GiB buffer would become 262,144 ranges. svmtune's narrower
+ * windows reach KFD through the migration and map hooks instead; a process
+ * that wants KFD's ranges smaller asks KFD for it
+ * (KFD_IOCTL_SVM_ATTR_GRANULARITY), which KFD applies after this.
+ */
+static u8 svmtune_kfd_granularity_floor(unsigned int shift, u8 kfd)
+{
+	u8 gran = min_t(unsigned int, shift - PAGE_SHIFT, 0x1b);
+
+	if (gran >= kfd)
+		return gran;
+	svmtune_kfd_count(SVMTUNE_KFD_GRANULARITY_KEPT, 1);
+	return kfd;
+}
+
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+/*
+ * amdgpu's svm_default_granularity parameter (log2 pages, writable at run
+ * time), which KFD copies into each new process's default granularity at
+ * svm_range_list_init(), capped at 0x1b: the size of every range a GPU
+ * fault creates in memory the process never registered (kfd_svm.c,
+ * svm_range_create_unregistered_range()). Found by name in the attached
+ * amdgpu's parameters, NULL if it has none (then nothing is written).
+ */
+static const unsigned int *svmtune_kfd_amdgpu_granularity;
+
+static void svmtune_kfd_find_granularity(struct module *amdgpu)
+{
+	unsigned int i;
+
+	svmtune_kfd_amdgpu_granularity = NULL;
+	for (i = 0; i < amdgpu->num_kp; i++)
+		if (!strcmp(amdgpu->kp[i].name, "svm_default_granularity") &&
+		    amdgpu->kp[i].ops == &param_ops_uint)
+			svmtune_kfd_amdgpu_granularity = amdgpu->kp[i].arg;
+}
+
+/* KFD's own default granularity for a new process, in KFD's units. */
+static bool svmtune_kfd_kfd_granularity(u8 *gran)
+{
+	if (!svmtune_kfd_amdgpu_granularity)
+		return false;
+	/* As svm_range_list_init() computes it, u8 cast included. */
+	*gran = min_t(u8, READ_ONCE(*svmtune_kfd_amdgpu_granularity), 0x1b);
+	return true;
+}
+
 /* svmtune's default granularity for @p's address space, in KFD's units. */
 static void svmtune_kfd_sync_default(struct kfd_process *p)
 {
-	unsigned int shift = svmtune_default_granularity(p->mm) - PAGE_SHIFT;
-	u8 gran = min_t(unsigned int, shift, 0x1b);	/* KFD's own limit */
+	u8 kfd, gran;
 
+	if (!svmtune_kfd_kfd_granularity(&kfd))
+		return;
+	gran = svmtune_kfd_granularity_floor(svmtune_default_granularity(p->mm),
+					     kfd);
 	if (svmtune_kfd_default_granularity(p) == gran)
 		return;
 	svmtune_kfd_set_default_granularity(p, gran);
@@ -1165,7 +1310,8 @@ static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
  * published yet, so its attributes can be written without KFD's locks.
  * It gets, through KFD's own attributes, what the process set with
  * svmtune at its start: preferred location system memory, access in place
- * (remote) or GPU read-mostly, and the granularity. KFD's callers then
+ * (remote) or GPU read-mostly, and a granularity larger than KFD's (never
+ * a smaller one: svmtune_kfd_granularity_floor()). KFD's callers then
  * apply what they must on top (SET_ATTR's own attributes, a split's
  * parent's), so an application's explicit KFD attributes win.
  */
@@ -1196,10 +1342,15 @@ static int svmtune_kfd_range_new_exit(struct kretprobe_instance *ri,
 		prange->flags |= KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY;
 		given = true;
 	}
+	/* Only ever larger than what KFD gave it (the process's default). */
 	if (pol.granularity != SVMTUNE_GRANULARITY_UNSET) {
-		prange->granularity = min_t(unsigned int,
-					    pol.granularity - PAGE_SHIFT, 0x1b);
-		given = true;
+		u8 gran = svmtune_kfd_granularity_floor(pol.granularity,
+							prange->granularity);
+
+		if (gran != prange->granularity) {
+			prange->granularity = gran;
+			given = true;
+		}
 	}
 	if (given)
 		svmtune_kfd_count(SVMTUNE_KFD_RANGES_GIVEN_POLICY, 1);
@@ -1720,7 +1871,11 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 	}
 #endif
 
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+	svmtune_kfd_find_granularity(amdgpu);
+#endif
 	svmtune_kfd_faults_reset();
+	WRITE_ONCE(svmtune_kfd_attach_stopping, false);
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
 		ret = svmtune_kfd_hook_register(hook, why, len);
 		if (ret) {

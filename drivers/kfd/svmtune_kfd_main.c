@@ -322,7 +322,10 @@ static ssize_t in_effect_show(struct kobject *kobj, struct kobj_attribute *attr,
 	const char *win = SVMTUNE_KFD_HAS_WINDOW ? "yes" : "no";
 	ssize_t n = 0;
 
-	n += sysfs_emit_at(buf, n, "gpu_fault_window %s%s\n", win, no_window);
+	n += sysfs_emit_at(buf, n, "gpu_fault_window %s%s%s\n", win, no_window,
+			   svmtune_kfd_nodes_apu() ?
+			   " (not on APU nodes, where KFD keeps pages in system memory: see nodes)" :
+			   "");
 	n += sysfs_emit_at(buf, n, "cpu_fault_window %s%s\n", win,
 			   SVMTUNE_KFD_HAS_WINDOW ? "" :
 			   " (this KFD moves the range's granularity block)");
@@ -330,7 +333,8 @@ static ssize_t in_effect_show(struct kobject *kobj, struct kobj_attribute *attr,
 	n += sysfs_emit_at(buf, n, "thrashing %s%s\n", win, no_window);
 	n += sysfs_emit_at(buf, n, "retry_filter_per_window %s%s\n", win, no_window);
 	n += sysfs_emit_at(buf, n, "default_granularity %s\n",
-			   SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY ? "yes" :
+			   SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY ?
+			   "yes (raised only: never below amdgpu's svm_default_granularity)" :
 			   "no (this KFD has no per-process default granularity)");
 	n += sysfs_emit_at(buf, n, "contiguous_vram %s\n",
 			   SVMTUNE_KFD_HAS_CONTIGUOUS_WISH ? "yes" :
@@ -397,12 +401,14 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_TO_RAM_CALLS] = "to_ram_calls",
 	[SVMTUNE_KFD_TO_RAM_PAGES] = "to_ram_pages",
 	[SVMTUNE_KFD_DEFAULT_GRANULARITY_SET] = "default_granularity_set",
+	[SVMTUNE_KFD_GRANULARITY_KEPT] = "granularity_kept_kfd",
 	[SVMTUNE_KFD_RANGES_GIVEN_POLICY] = "ranges_given_policy",
 	[SVMTUNE_KFD_RETRY_FILTER_PASSED] = "retry_filter_passed",
 	[SVMTUNE_KFD_RETRY_FILTER_DUPLICATES] = "retry_filter_duplicates",
 	[SVMTUNE_KFD_RETRY_FILTER_UNKNOWN] = "retry_filter_unknown",
 	[SVMTUNE_KFD_PROCESSES_ATTACHED] = "processes_attached",
 	[SVMTUNE_KFD_ATTACH_FAILED] = "attach_failed",
+	[SVMTUNE_KFD_ATTACH_DROPPED] = "attach_dropped",
 	[SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED] = "cpu_faults_not_migrated",
 	[SVMTUNE_KFD_FAULTS_ON_UNKNOWN_NODES] = "faults_on_unknown_nodes",
 	[SVMTUNE_KFD_CONTIGUOUS_REQUESTED] = "contiguous_requested",

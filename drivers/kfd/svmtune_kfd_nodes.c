@@ -403,10 +403,27 @@ unsigned int svmtune_kfd_nodes_count(void)
 }
 
 /**
+ * svmtune_kfd_nodes_apu() - APU nodes learned since attach
+ *
+ * Return: their number.
+ */
+unsigned int svmtune_kfd_nodes_apu(void)
+{
+	unsigned int i, n = svmtune_kfd_nodes_published(), apu = 0;
+
+	for (i = 0; i < n; i++)
+		apu += READ_ONCE(svmtune_kfd_nodes[i].info.apu);
+	return apu;
+}
+
+/**
  * svmtune_kfd_nodes_show() - the nodes file: one line per node learned
  * @buf: the sysfs page
  *
- * "gpu_id <id> device <engine id>|none vram <bytes> present yes|no"
+ * "gpu_id <id> device <engine id>|none vram <bytes> present yes|no
+ * gpu_fault_decisions yes|no": an APU's (MI300A) are "no": KFD keeps SVM
+ * pages in system memory for it (svm_range_best_restore_location() gives
+ * 0), so its GPU faults never reach a migration the engine decides.
  *
  * Return: bytes written.
  */
@@ -421,10 +438,12 @@ ssize_t svmtune_kfd_nodes_show(char *buf)
 
 		if (svmtune_kfd_node_registered(kn))
 			snprintf(id, sizeof(id), "%u", kn->dev.id);
-		len += sysfs_emit_at(buf, len, "gpu_id %u device %s vram %llu present %s\n",
+		len += sysfs_emit_at(buf, len,
+				     "gpu_id %u device %s vram %llu present %s gpu_fault_decisions %s\n",
 				     kn->info.gpu_id, id,
 				     (unsigned long long)READ_ONCE(kn->info.vram),
-				     READ_ONCE(kn->present) ? "yes" : "no");
+				     READ_ONCE(kn->present) ? "yes" : "no",
+				     READ_ONCE(kn->info.apu) ? "no" : "yes");
 	}
 	return len;
 }

@@ -394,6 +394,21 @@ if load_bed remote num_gpus=2 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 5a. One window per GPU fault for the migration and the map, on two GPUs:
+#     KFD's own where the engine's cannot apply; with a page of the other
+#     GPU held (as a CPU fault in flight holds it), the moved window within
+#     KFD's own, not a wider map meeting the held page.
+if load_bed window num_gpus=2 vram_mb=64; then
+	if modprobe svmtune_kfd; then
+		"$test" window >/tmp/kfdbed.out 2>&1
+		results window /tmp/kfdbed.out $?
+	else
+		fail window:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed window
+	unload_svmtune
+fi
+
 # 5b. KFD's 2 ms retry filter with svmtune's 4 KiB windows: per range (as
 #     KFD has it) it drops the fault on every next window; per window
 #     (svmtune_kfd's default) it drops none. GPU 0 reads 1 MiB in order;
@@ -433,6 +448,11 @@ fi
 #      for GPU and CPU faults, a migration declined for a range preferring
 #      another device (svmtune_emu0), svmtune's policy as KFD's attributes.
 svmtune_phase policy svmtune_kfd svmtune_emu
+
+# 5b''. svmtune's 4 KiB windows stay out of KFD's range size: a 1 GiB
+#       buffer read by the GPU one page per 256 KiB keeps KFD's 2 MiB ranges
+#       (512, KFD's own count), not one range per page touched (4,096).
+svmtune_phase ranges svmtune_kfd
 
 # 5b'''. 128 threads CPU-fault on VRAM at once: every fault followed.
 if load_bed concurrent num_gpus=1 vram_mb=64; then

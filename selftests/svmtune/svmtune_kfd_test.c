@@ -446,11 +446,13 @@ TEST_F(kfd, stats_format)
 		"to_ram_calls",
 		"to_ram_pages",
 		"default_granularity_set",
+		"granularity_kept_kfd",
 		"ranges_given_policy",
 		"retry_filter_passed",
 		"retry_filter_duplicates",
 		"processes_attached",
 		"attach_failed",
+		"attach_dropped",
 		"cpu_faults_not_migrated",
 		"faults_on_unknown_nodes",
 		"contiguous_requested",
@@ -522,7 +524,7 @@ TEST_F(kfd, in_effect_matches_the_kernel)
 		"per_process_state",
 	};
 	bool old = kernel_is_6_1();
-	char buf[4096], want[64];
+	char buf[4096], want[128];
 	unsigned int i;
 
 	ASSERT_EQ(0, read_kfd_file("in_effect", buf, sizeof(buf)));
@@ -537,8 +539,10 @@ TEST_F(kfd, in_effect_matches_the_kernel)
 		EXPECT_NE(NULL, strstr(buf, want))
 		TH_LOG("no '%s' in:\n%s", want, buf);
 	}
-	snprintf(want, sizeof(want), "default_granularity %s",
-		 old ? "no (" : "yes\n");
+	snprintf(
+		want, sizeof(want), "default_granularity %s",
+		old ? "no (" :
+		      "yes (raised only: never below amdgpu's svm_default_granularity)\n");
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("no '%s' in:\n%s", want, buf);
 	snprintf(want, sizeof(want), "contiguous_vram %s",
 		 old ? "no (" : "yes\n");
@@ -717,16 +721,21 @@ TEST_F(kfd, retry_filter_knob)
 }
 
 /* A new KFD process gets svmtune's global granularity as its default. */
-TEST_F(kfd, new_process_gets_global_granularity)
+/*
+ * New processes get svmtune's global granularity as KFD's default when it
+ * is larger than KFD's own (amdgpu.svm_default_granularity, 9), never a
+ * smaller one: KFD's default is the size of the ranges a GPU fault
+ * creates, and svmtune's narrower windows reach KFD through its hooks.
+ */
+TEST_F(kfd, new_process_gets_global_granularity_never_below_kfds)
 {
 	static const struct {
 		const char *knob;
 		int kfd;
+		int kept;
 	} cases[] = {
-		{ "64K\n", 4 },
-		{ "4K\n", 0 },
-		{ "1G\n", 18 },
-		{ "2M\n", 9 },
+		{ "64K\n", 9, 1 }, { "4K\n", 9, 1 },  { "1G\n", 18, 0 },
+		{ "2M\n", 9, 0 },  { "4M\n", 10, 0 },
 	};
 	long long inits = hook_calls("svm_range_list_init");
 	unsigned int i;
@@ -736,11 +745,46 @@ TEST_F(kfd, new_process_gets_global_granularity)
 	ASSERT_LE(0, inits);
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		long long kept;
+
 		ASSERT_EQ(0, svmtune_write_sysfs("granularity", cases[i].knob));
+		kept = kfd_value("stats", "granularity_kept_kfd");
 		EXPECT_EQ(cases[i].kfd, kfd_granularity_new_process())
 		TH_LOG("granularity %s", cases[i].knob);
+		EXPECT_EQ(kept + cases[i].kept,
+			  kfd_value("stats", "granularity_kept_kfd"))
+		TH_LOG("granularity %s: KFD's own kept", cases[i].knob);
 	}
-	EXPECT_EQ(inits + 4, hook_calls("svm_range_list_init"));
+	EXPECT_EQ(inits + 5, hook_calls("svm_range_list_init"));
+}
+
+/*
+ * KFD's own default is amdgpu's parameter as it is when the process
+ * starts (it is writable at run time): svmtune never goes below it.
+ */
+TEST_F(kfd, floor_follows_amdgpus_parameter)
+{
+	static const char param[] =
+		"/sys/module/amdgpu/parameters/svm_default_granularity";
+	char old[32] = "";
+	FILE *f;
+
+	if (!kfd_has_default_granularity())
+		SKIP(return, NO_DEFAULT_GRANULARITY);
+	f = fopen(param, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "4K\n"));
+	ASSERT_EQ(0, svmtune_write_file(param, "4\n"));
+	EXPECT_EQ(4, kfd_granularity_new_process());
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "1M\n"));
+	EXPECT_EQ(8, kfd_granularity_new_process());
+	/* As KFD computes it: min_t(u8, parameter, 0x1b). */
+	ASSERT_EQ(0, svmtune_write_file(param, "40\n"));
+	EXPECT_EQ(0x1b, kfd_granularity_new_process());
+	ASSERT_EQ(0, svmtune_write_file(param, old));
 }
 
 /* Adaptive: new processes get the widest window the policy may choose. */
@@ -753,7 +797,10 @@ TEST_F(kfd, adaptive_gives_its_maximum)
 	EXPECT_EQ(10, kfd_granularity_new_process());
 }
 
-/* An existing KFD process follows the global knob at its next SVM ioctl. */
+/*
+ * An existing KFD process follows the global knob at its next SVM ioctl,
+ * down to KFD's own default and no further.
+ */
 TEST_F(kfd, existing_process_follows_global)
 {
 	long long calls, set;
@@ -769,10 +816,14 @@ TEST_F(kfd, existing_process_follows_global)
 
 	calls = hook_calls("svm_range_get_attr");
 	set = kfd_value("stats", "default_granularity_set");
-	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "256K\n"));
-	EXPECT_EQ(6, kfd_granularity(fd));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "8M\n"));
+	EXPECT_EQ(11, kfd_granularity(fd));
 	EXPECT_EQ(calls + 1, hook_calls("svm_range_get_attr"));
 	EXPECT_EQ(set + 1, kfd_value("stats", "default_granularity_set"));
+	/* Below KFD's own: KFD's own again, not 256 KiB. */
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "256K\n"));
+	EXPECT_EQ(9, kfd_granularity(fd));
+	EXPECT_EQ(set + 2, kfd_value("stats", "default_granularity_set"));
 	close(fd);
 }
 
@@ -781,7 +832,7 @@ TEST_F(kfd, process_default_wins)
 {
 	struct svmtune_process_policy pp = {
 		.set = SVMTUNE_POLICY_GRANULARITY,
-		.granularity = 20,
+		.granularity = 22,
 	};
 	int fd, sfd;
 
@@ -793,14 +844,18 @@ TEST_F(kfd, process_default_wins)
 	ASSERT_EQ(0, ioctl(sfd, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
 	fd = open(KFD_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(8, kfd_granularity(fd));
-	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K\n"));
-	EXPECT_EQ(8, kfd_granularity(fd));
+	EXPECT_EQ(10, kfd_granularity(fd));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "8M\n"));
+	EXPECT_EQ(10, kfd_granularity(fd));
 
 	/* Unset it: the global knob applies again. */
 	pp.granularity = SVMTUNE_GRANULARITY_UNSET;
 	ASSERT_EQ(0, ioctl(sfd, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
-	EXPECT_EQ(4, kfd_granularity(fd));
+	EXPECT_EQ(11, kfd_granularity(fd));
+	/* A process's 4 KiB: KFD's own ranges stay. */
+	pp.granularity = 12;
+	ASSERT_EQ(0, ioctl(sfd, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp));
+	EXPECT_EQ(9, kfd_granularity(fd));
 	close(fd);
 	close(sfd);
 }
@@ -851,8 +906,8 @@ TEST_F(kfd, unload_and_reload_svmtune_kfd)
 	if (!kfd_has_default_granularity())
 		SKIP(return, NO_DEFAULT_GRANULARITY);
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed\n"));
-	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K\n"));
-	EXPECT_EQ(4, kfd_granularity_new_process());
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "4M\n"));
+	EXPECT_EQ(10, kfd_granularity_new_process());
 
 	ASSERT_EQ(0, rmmod("svmtune_kfd"));
 	EXPECT_NE(0, access(KFD_SYSFS, F_OK));
@@ -862,7 +917,7 @@ TEST_F(kfd, unload_and_reload_svmtune_kfd)
 
 	ASSERT_EQ(0, load_module("svmtune_kfd"));
 	ASSERT_STREQ("attached", kfd_word("state"));
-	EXPECT_EQ(4, kfd_granularity_new_process());
+	EXPECT_EQ(10, kfd_granularity_new_process());
 }
 
 /* amdgpu can be unloaded under an attached svmtune_kfd, and reloaded. */

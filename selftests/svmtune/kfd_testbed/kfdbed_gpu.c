@@ -267,6 +267,23 @@ out_unref:
 	return r;
 }
 
+/* KFDBED_IOC_RANGES: KFD's own count of the caller's SVM ranges. */
+static long kfdbed_gpu_ranges(struct kfdbed_ranges_args *a)
+{
+	struct kfdbed_process *kp;
+	u64 priv_size;
+	long r;
+
+	if (a->flags || a->ranges)
+		return -EINVAL;
+	kp = kfdbed_process_get_current();
+	if (!kp)
+		return -ESRCH;
+	r = svm_range_get_info(&kp->p, &a->ranges, &priv_size);
+	kfd_unref_process(&kp->p);
+	return r;
+}
+
 static long kfdbed_gpu_info(struct kfdbed_info_args *info)
 {
 	unsigned int i, s;
@@ -327,12 +344,97 @@ static long kfdbed_gpu_topology(const struct kfdbed_topology_args *t)
 
 /*
  * An open /dev/kfdbed: the VRAM it holds (KFDBED_IOC_VRAM_HOLD), one list
- * of buddy blocks per GPU, given back when the file is closed.
+ * of buddy blocks per GPU, and the device pages it holds a reference on
+ * (KFDBED_IOC_PAGE_HOLD), given back when the file is closed. @lock
+ * covers all of it.
  */
 struct kfdbed_gpu_file {
 	struct mutex lock;
 	struct list_head held[KFDBED_MAX_GPUS];
+	struct page *pages[KFDBED_PAGE_HOLD_MAX];
+	unsigned int nr_pages;
 };
+
+static void kfdbed_page_hold_release(struct kfdbed_gpu_file *kf)
+{
+	lockdep_assert_held(&kf->lock);
+	while (kf->nr_pages)
+		put_page(kf->pages[--kf->nr_pages]);
+}
+
+/*
+ * KFDBED_IOC_PAGE_HOLD: a reference on the device-private page of the
+ * VRAM @h->gpu_id maps at @h->va (KFD's pagemap: its VRAM offset plus the
+ * pagemap's start, as svm_migrate_addr_to_pfn() has it). The GPU's PTE is
+ * read under its page-table lock: KFD unmaps a page from the GPU before
+ * the page can be freed or moved, so a valid PTE names a live page.
+ */
+static long kfdbed_gpu_page_hold(struct kfdbed_gpu_file *kf,
+				 struct kfdbed_page_hold_args *h)
+{
+	struct kfd_process_device *pdd;
+	struct kfdbed_process *kp;
+	struct kfdbed_gpu *gpu, *owner;
+	struct kfdbed_vm *kvm;
+	struct page *page = NULL;
+	u64 pte, off;
+	long r = 0;
+
+	if (h->flags & ~KFDBED_PAGE_HOLD_RELEASE || h->held || h->pad)
+		return -EINVAL;
+	if (h->flags & KFDBED_PAGE_HOLD_RELEASE) {
+		if (h->gpu_id || h->va)
+			return -EINVAL;
+		mutex_lock(&kf->lock);
+		kfdbed_page_hold_release(kf);
+		mutex_unlock(&kf->lock);
+		return 0;
+	}
+	if (!PAGE_ALIGNED(h->va) || !h->va || h->va >= TASK_SIZE_MAX)
+		return -EINVAL;
+	gpu = kfdbed_gpu_by_id(h->gpu_id);
+	if (!gpu)
+		return -ENODEV;
+	kp = kfdbed_process_get_current();
+	if (!kp)
+		return -ESRCH;
+	pdd = kfd_get_process_device_data(gpu->node, &kp->p);
+	if (!pdd) {
+		r = -ENODEV;
+		goto out_unref;
+	}
+	kvm = container_of(pdd->drm_priv, struct kfdbed_vm, file);
+
+	mutex_lock(&kf->lock);
+	if (kf->nr_pages == KFDBED_PAGE_HOLD_MAX) {
+		r = -ENOSPC;
+		goto out_unlock;
+	}
+	spin_lock(&kvm->pt_lock);
+	pte = kfdbed_vm_lookup(kvm, h->va >> PAGE_SHIFT);
+	if ((pte & AMDGPU_PTE_VALID) && !(pte & AMDGPU_PTE_SYSTEM)) {
+		owner = kfdbed_gpu_vram_owner(gpu, pte & KFDBED_PTE_ADDR_MASK,
+					      &off);
+		if (owner == gpu) {
+			page = pfn_to_page(PHYS_PFN(
+				gpu->adev->kfd.pgmap.range.start + off));
+			if (!get_page_unless_zero(page))
+				page = NULL;
+		}
+	}
+	spin_unlock(&kvm->pt_lock);
+	if (!page) {
+		r = -ENOENT;
+		goto out_unlock;
+	}
+	kf->pages[kf->nr_pages++] = page;
+out_unlock:
+	h->held = kf->nr_pages;
+	mutex_unlock(&kf->lock);
+out_unref:
+	kfd_unref_process(&kp->p);
+	return r;
+}
 
 /*
  * Take every free page of [@start, @end) from @mm onto @blocks, halving
@@ -410,6 +512,9 @@ static int kfdbed_gpu_release(struct inode *inode, struct file *filep)
 		gpu_buddy_free_list(&mgr->mm, &kf->held[i], 0);
 		mutex_unlock(&mgr->lock);
 	}
+	mutex_lock(&kf->lock);
+	kfdbed_page_hold_release(kf);
+	mutex_unlock(&kf->lock);
 	mutex_destroy(&kf->lock);
 	kfree(kf);
 	return 0;
@@ -462,6 +567,27 @@ static long kfdbed_gpu_ioctl(struct file *filep, unsigned int cmd,
 		if (copy_from_user(&t, uarg, sizeof(t)))
 			return -EFAULT;
 		return kfdbed_gpu_topology(&t);
+	}
+	case KFDBED_IOC_RANGES: {
+		struct kfdbed_ranges_args ra;
+
+		if (copy_from_user(&ra, uarg, sizeof(ra)))
+			return -EFAULT;
+		r = kfdbed_gpu_ranges(&ra);
+		if (!r && copy_to_user(uarg, &ra, sizeof(ra)))
+			r = -EFAULT;
+		return r;
+	}
+	case KFDBED_IOC_PAGE_HOLD: {
+		struct kfdbed_page_hold_args ph;
+
+		if (copy_from_user(&ph, uarg, sizeof(ph)))
+			return -EFAULT;
+		r = kfdbed_gpu_page_hold(filep->private_data, &ph);
+		if ((!r || r == -ENOENT || r == -ENOSPC) &&
+		    copy_to_user(uarg, &ph, sizeof(ph)))
+			r = -EFAULT;
+		return r;
 	}
 	case KFDBED_IOC_VRAM_HOLD: {
 		struct kfdbed_vram_hold_args h;

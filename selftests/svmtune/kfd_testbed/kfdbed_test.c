@@ -20,6 +20,10 @@
  * "kfdbed_test hive": two GPUs in one xGMI hive or in none (see xgmi_hive_test()).
  * "kfdbed_test throughput MIB [ROUNDS]": GPU fault throughput (a
  * measurement, no checks; see fault_throughput()).
+ * "kfdbed_test window": a GPU fault maps the window its migration was
+ * given, only after it succeeded (see window_test()).
+ * "kfdbed_test ranges": svmtune's 4 KiB windows do not make KFD's ranges
+ * smaller (see ranges_test()).
  * "kfdbed_test policy": svmtune's windows, declines and attributes on
  * KFD's real fault paths (see policy_test()).
  * "kfdbed_test attach [late]": svmtune_kfd gives a KFD process that never
@@ -884,8 +888,9 @@ static int set_range_policy(int ctl, void *p, size_t size, uint32_t set,
  *  2. Preferred on another device: the migration is declined, KFD maps
  *     the engine's window in system memory.
  *  3, 4. A new KFD range gets the process's svmtune policy as KFD's own
- *     attributes (GET_ATTR shows them): access in place and 1 MiB
- *     granularity; preferred location system memory.
+ *     attributes (GET_ATTR shows them): access in place, but KFD's own
+ *     2 MiB granularity, not svmtune's smaller 1 MiB (svmtune's windows
+ *     reach KFD through the hooks); preferred location system memory.
  *  0 again. A CPU fault at 64 KiB brings back the engine's 16 pages.
  *  5. Read-mostly as KFD has it (see the admin guide).
  */
@@ -1032,9 +1037,9 @@ static int policy_test(void)
 	attr[1].type = KFD_IOCTL_SVM_ATTR_ACCESS;
 	attr[1].value = gpu;
 	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_GET_ATTR, blk[3], SZ_2M, attr, 2);
-	CHECK(!r && attr[0].value == 8 &&
+	CHECK(!r && attr[0].value == 9 &&
 		      attr[1].type == KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE,
-	      "policy: KFD's range of block 3: granularity %u (8), access type %u (in place %u)",
+	      "policy: KFD's range of block 3: granularity %u (9: KFD's own, not svmtune's smaller 1 MiB), access type %u (in place %u)",
 	      attr[0].value, attr[1].type, KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE);
 	attr[0].type = KFD_IOCTL_SVM_ATTR_PREFERRED_LOC;
 	attr[0].value = ~0u;
@@ -1771,6 +1776,98 @@ static int bad_input(void)
 	r = kfdsvm_access(bed, gpu, buf, page, 4096, 0, &a);
 	CHECK(!r && *(uint32_t *)page == 0x600d,
 	      "badinput: a good GPU read after them, data right");
+
+	/* RANGES: flags and the out field zero; a KFD process needed. */
+	{
+		struct kfdbed_ranges_args ra = { .flags = 1 };
+		pid_t pid;
+		int st;
+
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_RANGES, &ra);
+		CHECK(r == -1 && errno == EINVAL,
+		      "badinput: RANGES with flags: %s", strerror(errno));
+		ra.flags = 0;
+		ra.ranges = 1;
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_RANGES, &ra);
+		CHECK(r == -1 && errno == EINVAL,
+		      "badinput: RANGES with ranges (out) nonzero: %s",
+		      strerror(errno));
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_RANGES, NULL);
+		CHECK(r == -1 && errno == EFAULT,
+		      "badinput: RANGES from NULL: %s", strerror(errno));
+		/* A child has its own address space and no KFD process. */
+		pid = fork();
+		if (!pid) {
+			ra.ranges = 0;
+			errno = 0;
+			_exit(ioctl(bed, KFDBED_IOC_RANGES, &ra) == -1 &&
+					      errno == ESRCH ?
+				      0 :
+				      1);
+		}
+		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+			      !WEXITSTATUS(st),
+		      "badinput: RANGES from a process with no KFD process: ESRCH");
+		ra.ranges = 0;
+		r = ioctl(bed, KFDBED_IOC_RANGES, &ra);
+		CHECK(!r && ra.ranges > 0,
+		      "badinput: a good RANGES after them (%u)", ra.ranges);
+	}
+
+	/* PAGE_HOLD: each field checked; nothing held by a refused call. */
+	{
+		static const struct {
+			const char *what;
+			struct kfdbed_page_hold_args h;
+			int err;
+		} holds[] = {
+			/* va 4096 stands for buf, 1 for buf + 1. */
+			{ "an unknown flag", { 1, 2, 4096, 0, 0 }, EINVAL },
+			{ "va 0", { 1, 0, 0, 0, 0 }, EINVAL },
+			{ "va not page-aligned", { 1, 0, 1, 0, 0 }, EINVAL },
+			{ "held (out) nonzero", { 1, 0, 4096, 1, 0 }, EINVAL },
+			{ "pad nonzero", { 1, 0, 4096, 0, 1 }, EINVAL },
+			{ "a release with a va",
+			  { 0, KFDBED_PAGE_HOLD_RELEASE, 4096, 0, 0 },
+			  EINVAL },
+			{ "gpu_id no GPU has",
+			  { 0xffffffff, 0, 4096, 0, 0 },
+			  ENODEV },
+		};
+		struct kfdbed_page_hold_args h;
+
+		for (i = 0; i < ARRAY_SIZE(holds); i++) {
+			h = holds[i].h;
+			if (h.va == 1)
+				h.va = (uintptr_t)buf + 1;
+			else if (h.va == 4096)
+				h.va = (uintptr_t)buf;
+			if (h.gpu_id == 1)
+				h.gpu_id = gpu;
+			errno = 0;
+			r = ioctl(bed, KFDBED_IOC_PAGE_HOLD, &h);
+			CHECK(r == -1 && errno == holds[i].err,
+			      "badinput: PAGE_HOLD with %s: %s (want %s)",
+			      holds[i].what, strerror(errno),
+			      strerror(holds[i].err));
+		}
+		/* buf is in system memory: no VRAM page there to hold. */
+		memset(&h, 0, sizeof(h));
+		h.gpu_id = gpu;
+		h.va = (uintptr_t)buf;
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_PAGE_HOLD, &h);
+		CHECK(r == -1 && errno == ENOENT && h.held == 0,
+		      "badinput: PAGE_HOLD of a page not in the GPU's VRAM: %s, %u held",
+		      strerror(errno), h.held);
+		errno = 0;
+		r = ioctl(bed, KFDBED_IOC_PAGE_HOLD, NULL);
+		CHECK(r == -1 && errno == EFAULT,
+		      "badinput: PAGE_HOLD from NULL: %s", strerror(errno));
+	}
 	return kfdbed_fails != 0;
 }
 
@@ -2597,7 +2694,8 @@ static int eagain_test(void)
 
 /* svmtune_kfd's nodes file line for @gpu_id: its device, VRAM, presence. */
 static int kfd_node_line(uint32_t gpu_id, unsigned int *dev,
-			 unsigned long long *vram, char *present)
+			 unsigned long long *vram, char *present,
+			 char *decisions)
 {
 	FILE *f = fopen("/sys/kernel/svmtune/kfd/nodes", "r");
 	char line[256], devs[16];
@@ -2607,8 +2705,9 @@ static int kfd_node_line(uint32_t gpu_id, unsigned int *dev,
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "gpu_id %u device %15s vram %llu present %3s",
-			   &id, devs, vram, present) == 4 &&
+		if (sscanf(line,
+			   "gpu_id %u device %15s vram %llu present %3s gpu_fault_decisions %3s",
+			   &id, devs, vram, present, decisions) == 5 &&
 		    id == gpu_id) {
 			*dev = strtoul(devs, NULL, 10);
 			found = 0;
@@ -2639,7 +2738,7 @@ static int nodes_test(void)
 	long long unknown;
 	unsigned int sysdev;
 	const size_t n = SZ_2M / 4;
-	char present[4], *raw;
+	char present[4], decisions[4], *raw;
 	size_t i;
 	int g, r, bad;
 
@@ -2665,12 +2764,13 @@ static int nodes_test(void)
 		      "nodes: device %u has the node's %llu MiB of VRAM, %llu MiB free",
 		      dev[g], (unsigned long long)total[g] >> 20,
 		      (unsigned long long)free0[g] >> 20);
-		r = kfd_node_line(gpu[g], &sysdev, &vram, present);
+		r = kfd_node_line(gpu[g], &sysdev, &vram, present, decisions);
 		CHECK(!r && sysdev == dev[g] && vram == total[g] &&
-			      !strcmp(present, "yes"),
-		      "nodes: kfd/nodes lists gpu_id %u as device %u, %llu bytes, present %s",
+			      !strcmp(present, "yes") &&
+			      !strcmp(decisions, "yes"),
+		      "nodes: kfd/nodes lists gpu_id %u as device %u, %llu bytes, present %s, GPU-fault decisions %s (not an APU)",
 		      gpu[g], r ? 0 : sysdev, r ? 0ULL : vram,
-		      r ? "?" : present);
+		      r ? "?" : present, r ? "?" : decisions);
 	}
 	CHECK(dev[0] != dev[1], "nodes: two devices, not one (%u, %u)", dev[0],
 	      dev[1]);
@@ -2745,7 +2845,7 @@ static int nodes_test(void)
 	topo.gpu_id = gpu[1];
 	topo.flags = KFDBED_TOPOLOGY_REMOVE;
 	r = ioctl(bed, KFDBED_IOC_TOPOLOGY, &topo);
-	g = kfd_node_line(gpu[1], &sysdev, &vram, present);
+	g = kfd_node_line(gpu[1], &sysdev, &vram, present, decisions);
 	device_memory(ctl, dev[1], &total[1], &free1[1]);
 	CHECK(!r && !g && sysdev == dev[1] && !strcmp(present, "no") &&
 		      total[1] == 0 && free1[1] == 0,
@@ -2764,7 +2864,7 @@ static int nodes_test(void)
 	/* It comes back with its gpu_id: the same device, its memory back. */
 	topo.flags = KFDBED_TOPOLOGY_ADD;
 	r = ioctl(bed, KFDBED_IOC_TOPOLOGY, &topo);
-	g = kfd_node_line(gpu[1], &sysdev, &vram, present);
+	g = kfd_node_line(gpu[1], &sysdev, &vram, present, decisions);
 	device_memory(ctl, dev[1], &total[1], &free1[1]);
 	CHECK(!r && !g && sysdev == dev[1] && !strcmp(present, "yes") &&
 		      total[1] == info.gpus[1].vram_size,
@@ -2913,6 +3013,241 @@ static int contig_test(void)
 	return kfdbed_fails != 0;
 }
 
+/* Calls of a hooked KFD function (/sys/kernel/svmtune/kfd/hooks), or -1. */
+static long long kfd_hook_calls(const char *symbol)
+{
+	FILE *f = fopen("/sys/kernel/svmtune/kfd/hooks", "r");
+	long long found = -1;
+	char line[256], *c;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, symbol, strlen(symbol)) ||
+		    line[strlen(symbol)] != ' ')
+			continue;
+		c = strstr(line, " calls ");
+		if (c)
+			found = atoll(c + 7);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * "kfdbed_test window", with svmtune_kfd loaded, two GPUs outside a hive:
+ * a GPU fault maps the window its migration was given, and only after the
+ * migration returned 0.
+ *  A. Where the engine's decision cannot apply (remote access wished for a
+ *     range in GPU 0's VRAM: KFD must migrate it, see "remote"), KFD moves
+ *     its own window, the whole 2 MiB range, to GPU 1: GPU 1's map is that
+ *     window too, not the engine's 64 KiB, so reading the 2 MiB is one
+ *     fault, not two.
+ *  B. A page of GPU 0's held (as a CPU fault in flight holds it) in a
+ *     range the process asked KFD to keep at 4 KiB, under svmtune's 2 MiB
+ *     windows: GPU 1's fault moves the engine's 2 MiB, all but the held
+ *     page, and KFD 6.12 counts that page moved too. The map is the
+ *     moved window within KFD's own 4 KiB: a map over the 2 MiB met the
+ *     held page, hmm asked KFD's svm_migrate_to_ram(), which does nothing
+ *     for KFD's own fault task, and hmm_range_fault() retried without end
+ *     (a soft lockup). KFD's -EDEADLK on a move between GPUs, after which
+ *     it maps its own fallback window, takes a page that migrate_vma does
+ *     not even collect; 6.12's count leaves no way to it here.
+ */
+static int window_test(void)
+{
+	int knobs = svmtune_knob("policy", "fixed") |
+		    svmtune_knob("granularity", "2M");
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	int ctl = open("/dev/svmtune", O_RDWR);
+	struct kfd_ioctl_svm_attribute attr[3];
+	struct kfdbed_page_hold_args ph;
+	struct kfdbed_info_args info;
+	struct kfdbed_access_args a;
+	const size_t n = SZ_2M / 4;
+	long long calls;
+	uint32_t *p, *q, *host, g0, g1;
+	char *raw;
+	size_t i;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0 && !knobs,
+	      "window: open /dev/kfd, /dev/kfdbed, /dev/svmtune; fixed 2M windows");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	info = kfdsvm_info(bed);
+	CHECK(info.num_gpus >= 2 && !info.gpus[1].xgmi_hive,
+	      "window: two GPUs, no hive");
+	if (info.num_gpus < 2)
+		return 1;
+	g0 = info.gpus[0].gpu_id;
+	g1 = info.gpus[1].gpu_id;
+	raw = mmap(NULL, 3 * SZ_2M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(SZ_2M);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	p = (uint32_t *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	q = p + n;
+	for (i = 0; i < 2 * n; i++)
+		p[i] = pattern(i % n, 0xa11);
+
+	/* A. KFD's window, the whole range, moved and mapped. */
+	r = prefetch(kfd, p, SZ_2M, g0);
+	r |= set_range_policy(ctl, p, SZ_2M,
+			      SVMTUNE_POLICY_GRANULARITY |
+				      SVMTUNE_POLICY_ACCESS,
+			      16, 0, SVMTUNE_ACCESS_REMOTE);
+	CHECK(!r,
+	      "window: A: 2 MiB in GPU 0's VRAM; svmtune: remote, 64 KiB windows");
+	memset(&a, 0, sizeof(a));
+	r = kfdsvm_access(bed, g1, p, host, SZ_2M, 0, &a);
+	CHECK(!r && check_pattern(host, n, 0xa11) && a.faults == 1 &&
+		      a.vram_pages == n / 1024,
+	      "window: A: GPU 1 reads the 2 MiB with one fault, KFD's whole window mapped (%u faults, %llu VRAM pages)",
+	      a.faults, (unsigned long long)a.vram_pages);
+
+	/* B. A page of GPU 0's held as a CPU fault in flight holds it. */
+	attr[0].type = KFD_IOCTL_SVM_ATTR_GRANULARITY;
+	attr[0].value = 0;
+	attr[1].type = KFD_IOCTL_SVM_ATTR_PREFETCH_LOC;
+	attr[1].value = g0;
+	attr[2].type = KFD_IOCTL_SVM_ATTR_ACCESS;
+	attr[2].value = g0;
+	r = kfdsvm_svm(kfd, KFD_IOCTL_SVM_OP_SET_ATTR, q, SZ_2M, attr, 3);
+	CHECK(!r,
+	      "window: B: 2 MiB in GPU 0's VRAM, KFD granularity 4 KiB (the process asked KFD)");
+	memset(&ph, 0, sizeof(ph));
+	ph.gpu_id = g0;
+	ph.va = (uintptr_t)q + SZ_2M / 2;
+	r = ioctl(bed, KFDBED_IOC_PAGE_HOLD, &ph);
+	CHECK(!r && ph.held == 1,
+	      "window: B: GPU 0's page at 1 MiB held, as by a CPU fault in flight");
+	calls = kfd_hook_calls("svm_migrate_to_ram");
+	memset(&a, 0, sizeof(a));
+	r = kfdsvm_access(bed, g1, q, host, 4096, 0, &a);
+	CHECK(!r && check_pattern(host, 1024, 0xa11) &&
+		      a.vram_pages + a.sys_pages == 1,
+	      "window: B: GPU 1 reads page 0 (r %d, %llu VRAM pages, %llu system pages)",
+	      r, (unsigned long long)a.vram_pages,
+	      (unsigned long long)a.sys_pages);
+	CHECK(kfd_hook_calls("svm_migrate_to_ram") == calls,
+	      "window: B: its map met no page in GPU 0's VRAM (%lld svm_migrate_to_ram calls)",
+	      kfd_hook_calls("svm_migrate_to_ram") - calls);
+	memset(&ph, 0, sizeof(ph));
+	ph.flags = KFDBED_PAGE_HOLD_RELEASE;
+	CHECK(!ioctl(bed, KFDBED_IOC_PAGE_HOLD, &ph) && ph.held == 0,
+	      "window: B: the hold released");
+	/*
+	 * KFD 6.12 counted the held page as moved (vram_pages less every
+	 * page it copied, moved or not): it stays in GPU 0's VRAM with the
+	 * range's actual_loc elsewhere, and KFD's own paths cannot move it
+	 * any more. It is not touched again here; the process's exit frees
+	 * it.
+	 */
+	memset(&a, 0, sizeof(a));
+	r = kfdsvm_access(bed, g1, q, host, SZ_2M / 2, 0, &a);
+	CHECK(!r && check_pattern(host, n / 2, 0xa11),
+	      "window: B: GPU 1 reads the first 1 MiB, data intact (%u faults)",
+	      a.faults);
+	for (i = 0; i < n + n / 2 && p[i] == pattern(i % n, 0xa11); i++)
+		;
+	CHECK(i == n + n / 2,
+	      "window: the CPU reads both back intact (the held page aside)");
+	return kfdbed_fails != 0;
+}
+
+/* KFD's own count of this process's SVM ranges, or -1. */
+static long long kfd_ranges(int bed)
+{
+	struct kfdbed_ranges_args ra = { 0 };
+
+	if (ioctl(bed, KFDBED_IOC_RANGES, &ra))
+		return -1;
+	return ra.ranges;
+}
+
+#define RANGES_BUF (1UL << 30)
+#define RANGES_STRIDE (256UL << 10)
+
+/*
+ * "kfdbed_test ranges", with svmtune_kfd loaded: the process asks svmtune
+ * for 4 KiB windows (its own default, as any user may) and for system
+ * memory, then GPU 0 reads one page per 256 KiB of a 1 GiB buffer. KFD
+ * creates a range per GPU fault in memory nobody registered, of its
+ * process default granularity: alone (amdgpu's svm_default_granularity 9)
+ * one per 2 MiB the GPU touches, 512. svmtune's 4 KiB reaches KFD through
+ * the migration and map hooks, never through that default: KFD keeps 512
+ * ranges, not 4,096 (one per 4 KiB touched, each with its interval
+ * notifier, DMA arrays and BO). The buffer is read-only: KFD maps the zero
+ * page, nothing is allocated.
+ */
+static int ranges_test(void)
+{
+	struct svmtune_process_policy pp = {
+		.set = SVMTUNE_POLICY_GRANULARITY,
+		.granularity = 12,
+	};
+	int ctl = open("/dev/svmtune", O_RDWR), kfd = -1, bed = -1;
+	const size_t touches = RANGES_BUF / RANGES_STRIDE;
+	const long long alone = RANGES_BUF / SZ_2M;
+	long long kept = kfd_stat("granularity_kept_kfd"), ranges;
+	struct kfdbed_gpu_stats s0, s1;
+	struct kfdbed_access_args a;
+	uint32_t gpu, *host;
+	size_t i, nonzero = 0;
+	char *raw, *p;
+	int r;
+
+	/* As an application would: its svmtune policy, then the GPU runtime. */
+	r = ctl >= 0 ? ioctl(ctl, SVMTUNE_IOC_SET_PROCESS_POLICY, &pp) : -1;
+	kfd = open("/dev/kfd", O_RDWR);
+	bed = open("/dev/kfdbed", O_RDWR);
+	CHECK(!r && kfd >= 0 && bed >= 0,
+	      "ranges: svmtune granularity 4K for the process, then open /dev/kfd and /dev/kfdbed");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	raw = mmap(NULL, RANGES_BUF + SZ_2M, PROT_READ,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	host = malloc(4096);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	p = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	r = set_range_policy(ctl, p, RANGES_BUF, SVMTUNE_POLICY_PREFERRED_LOC,
+			     0, SVMTUNE_LOC_SYSTEM, 0);
+	CHECK(!r, "ranges: the buffer in system memory (svmtune policy)");
+	CHECK(kfd_ranges(bed) == 0,
+	      "ranges: no KFD range before the GPU touches the buffer (%lld)",
+	      kfd_ranges(bed));
+
+	s0 = stats(bed);
+	for (i = 0, r = 0; i < touches && !r; i++) {
+		memset(&a, 0, sizeof(a));
+		r = kfdsvm_access(bed, gpu, p + i * RANGES_STRIDE, host, 4096,
+				  0, &a);
+		if (!r && host[0])
+			nonzero++;
+	}
+	s1 = stats(bed);
+	ranges = kfd_ranges(bed);
+	CHECK(!r && !nonzero,
+	      "ranges: GPU 0 reads one page per 256 KiB of 1 GiB (%zu pages)",
+	      i);
+	CHECK(ranges > 0 && ranges <= alone,
+	      "ranges: KFD keeps %lld ranges, no more than alone at its own 2 MiB (%lld; 4 KiB ranges would be %zu)",
+	      ranges, alone, touches);
+	CHECK(s1.faults_handled - s0.faults_handled <=
+		      (unsigned long long)alone,
+	      "ranges: KFD handled %llu faults, no more than alone (%lld: one per 2 MiB range, mapped whole)",
+	      (unsigned long long)(s1.faults_handled - s0.faults_handled),
+	      alone);
+	CHECK(kfd_stat("granularity_kept_kfd") > kept,
+	      "ranges: svmtune_kfd counted KFD's own granularity kept (%lld)",
+	      kfd_stat("granularity_kept_kfd") - kept);
+	return kfdbed_fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -2927,6 +3262,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "remote"))
 		return declined();
+	if (argc > 1 && !strcmp(argv[1], "window"))
+		return window_test();
+	if (argc > 1 && !strcmp(argv[1], "ranges"))
+		return ranges_test();
 	if (argc > 1 && !strcmp(argv[1], "policy"))
 		return policy_test();
 	if (argc > 1 && !strcmp(argv[1], "retune"))

@@ -11,7 +11,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KFDBED_VERSION 4
+#define KFDBED_VERSION 5
 
 /* PTE fragment sizes: 4 KiB << f for f in 0..KFDBED_NR_FRAGS-1 (as GFX9). */
 #define KFDBED_NR_FRAGS 32
@@ -319,10 +319,72 @@ struct kfdbed_vram_hold_args {
 	__u64 held;
 };
 
+/**
+ * struct kfdbed_ranges_args - KFDBED_IOC_RANGES: how many SVM ranges KFD
+ *	keeps for the caller's process, as KFD counts them for a checkpoint
+ *	(svm_range_get_info(), which AMDKFD_IOC_CRIU_OP's PROCESS_INFO calls)
+ *	(since version 5)
+ * @flags: 0
+ * @ranges: out: the number of ranges
+ *
+ * Each range costs KFD an MMU interval notifier, DMA address arrays per
+ * GPU and, in VRAM, a BO: the count is what a policy that makes ranges
+ * smaller costs the kernel.
+ *
+ * Errors: EINVAL for flags or ranges not 0 on input; ESRCH when the
+ * caller has no KFD process (never opened /dev/kfd); EFAULT for a bad
+ * argument.
+ */
+struct kfdbed_ranges_args {
+	__u32 flags;
+	__u32 ranges;
+};
+
+#define KFDBED_PAGE_HOLD_RELEASE (1U << 0)
+#define KFDBED_PAGE_HOLD_MAX 16
+
+/**
+ * struct kfdbed_page_hold_args - KFDBED_IOC_PAGE_HOLD: hold a reference on
+ *	the VRAM page a GPU maps at an address, as a CPU fault in flight on
+ *	that page does (do_swap_page() holds the device page while it calls
+ *	KFD's svm_migrate_to_ram()), so that a migration meets a page it
+ *	cannot move: migrate_vma skips a page with a reference more than
+ *	its mappings, and KFD's move between two GPUs then fails with
+ *	-EDEADLK after its three tries (svm_migrate_vram_to_vram())
+ *	(since version 5)
+ * @gpu_id: the GPU whose page table maps @va to its own VRAM
+ * @flags: 0, or KFDBED_PAGE_HOLD_RELEASE: drop every page this file holds
+ *	(@gpu_id and @va then 0)
+ * @va: the address, page-aligned
+ * @held: out: pages this file holds after the call
+ * @pad: 0
+ *
+ * A file holds at most KFDBED_PAGE_HOLD_MAX pages, dropped when it is
+ * closed. The hold is only a reference: the page is not locked and KFD
+ * may still unmap it; it is freed (KFD's page_free) when the last
+ * reference goes.
+ *
+ * Errors: EINVAL for unknown flags, an unaligned or non-user @va, @held
+ * not zero on input, or a release with @gpu_id or @va set; ENODEV for a
+ * gpu_id no GPU has or one the caller's KFD process has no VM on; ESRCH
+ * when the caller has no KFD process; ENOENT when the GPU does not map
+ * @va to its own VRAM; ENOSPC when the file holds KFDBED_PAGE_HOLD_MAX
+ * pages; EFAULT for a bad argument.
+ */
+struct kfdbed_page_hold_args {
+	__u32 gpu_id;
+	__u32 flags;
+	__u64 va;
+	__u32 held;
+	__u32 pad;
+};
+
 #define KFDBED_IOC_INFO _IOR('k', 0x40, struct kfdbed_info_args)
 #define KFDBED_IOC_ACCESS _IOWR('k', 0x41, struct kfdbed_access_args)
 #define KFDBED_IOC_TOPOLOGY _IOW('k', 0x43, struct kfdbed_topology_args)
 #define KFDBED_IOC_VRAM_HOLD _IOWR('k', 0x44, struct kfdbed_vram_hold_args)
 #define KFDBED_IOC_WAVES _IOWR('k', 0x45, struct kfdbed_waves_args)
+#define KFDBED_IOC_RANGES _IOWR('k', 0x46, struct kfdbed_ranges_args)
+#define KFDBED_IOC_PAGE_HOLD _IOWR('k', 0x47, struct kfdbed_page_hold_args)
 
 #endif /* KFDBED_UAPI_H */
