@@ -61,11 +61,11 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 #endif
 
 /*
- * The kernel series whose KFD this is, from the kernel Makefile's VERSION
- * and PATCHLEVEL (drivers/kfd/Kbuild passes them): the KFD layout changes
- * between series, not within one.
+ * The KFD layout, found in the KFD sources by the top-level Kbuild (the
+ * prototypes of the hooked functions and the fields read), not from the
+ * kernel's version: 612 for the KFD of 6.12.y, 601 for 6.1.y's.
  */
-#if SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 12
+#if SVMTUNE_KFD_LAYOUT == 612
 /*
  * 6.12: GPU and CPU faults migrate a granularity-aligned window
  * [start, last] of the range, passed to the migration functions; each
@@ -178,7 +178,7 @@ static inline const struct kfd_node *svmtune_kfd_fault_node(struct amdgpu_device
 				   (u32)regs_get_kernel_argument(regs, 2));
 }
 
-#elif SVMTUNE_KFD_LINUX_VERSION == 6 && SVMTUNE_KFD_LINUX_PATCHLEVEL == 1
+#elif SVMTUNE_KFD_LAYOUT == 601
 /*
  * 6.1: a GPU fault migrates the whole range; the CPU-fault path splits the
  * range by its granularity before migrating it; new ranges always get
@@ -266,7 +266,7 @@ static inline const struct kfd_dev *svmtune_kfd_fault_node(struct amdgpu_device 
 }
 
 #else
-#error "svmtune_kfd knows the KFD of Linux 6.1.y and 6.12.y only"
+#error "svmtune_kfd knows the KFD layouts of Linux 6.1.y and 6.12.y only"
 #endif
 
 /*
