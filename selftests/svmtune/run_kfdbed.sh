@@ -449,6 +449,10 @@ fi
 #      another device (svmtune_emu0), svmtune's policy as KFD's attributes.
 svmtune_phase policy svmtune_kfd svmtune_emu
 
+# 5a'. The engine's state for a KFD process charged to its memory cgroup,
+#      though amdgpu's fault worker (a kernel thread) allocates it.
+svmtune_phase memcg svmtune_kfd svmtune_emu
+
 # 5b''. svmtune's 4 KiB windows stay out of KFD's range size: a 1 GiB
 #       buffer read by the GPU one page per 256 KiB keeps KFD's 2 MiB ranges
 #       (512, KFD's own count), not one range per page touched (4,096).

@@ -20,6 +20,8 @@
  * "kfdbed_test hive": two GPUs in one xGMI hive or in none (see xgmi_hive_test()).
  * "kfdbed_test throughput MIB [ROUNDS]": GPU fault throughput (a
  * measurement, no checks; see fault_throughput()).
+ * "kfdbed_test memcg": the engine's state for a KFD process is charged to
+ * its memory cgroup (see memcg_test()).
  * "kfdbed_test window": a GPU fault maps the window its migration was
  * given, only after it succeeded (see window_test()).
  * "kfdbed_test ranges": svmtune's 4 KiB windows do not make KFD's ranges
@@ -3157,6 +3159,99 @@ static int window_test(void)
 	return kfdbed_fails != 0;
 }
 
+/* A number from a sysfs file or a "key value" line of a file; -1 if none. */
+static long long file_value(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	long long v, found = -1;
+	char k[64];
+
+	if (!f)
+		return -1;
+	if (!key) {
+		if (fscanf(f, "%lld", &v) == 1)
+			found = v;
+	} else {
+		while (fscanf(f, "%63s %lld", k, &v) == 2)
+			if (!strcmp(k, key))
+				found = v;
+	}
+	fclose(f);
+	return found;
+}
+
+#define MEMCG_NAME "kfdbed-memcg"
+#define MEMCG_TOUCHES 2048UL
+
+/*
+ * "kfdbed_test memcg", with svmtune_kfd loaded: the engine's state for a
+ * KFD process is charged to the process's memory cgroup, though amdgpu's
+ * fault worker, a kernel thread, handles its GPU faults (and would be
+ * charged to the root cgroup). In a cgroup of its own, the process asks
+ * svmtune to keep a 4 GiB read-only buffer on svmtune_emu0 (so each KFD
+ * migration is declined, the pages read in place) and GPU 0 reads one
+ * page per 2 MiB: 2,048 decisions, a 2 MiB block of engine state each
+ * (/sys/kernel/svmtune/blocks and block_bytes). The cgroup's slab
+ * (memory.stat) grows by at least half of what those blocks take; KFD's
+ * own allocations in the worker stay out of it either way.
+ */
+static int memcg_test(void)
+{
+	const char *stat = "/sys/fs/cgroup/" MEMCG_NAME "/memory.stat";
+	long long blocks0, blocks1, slab0, slab1, bytes;
+	int ctl, kfd, bed, r;
+	struct kfdbed_access_args a;
+	uint32_t gpu, *host;
+	char *raw, *p;
+	size_t i;
+
+	r = svmtune_cgroup_enter(MEMCG_NAME, 1UL << 32);
+	CHECK(!r, "memcg: the process in a memory cgroup of its own (%d)", r);
+	if (r)
+		return 1;
+	ctl = open("/dev/svmtune", O_RDWR);
+	kfd = open("/dev/kfd", O_RDWR);
+	bed = open("/dev/kfdbed", O_RDWR);
+	CHECK(kfd >= 0 && bed >= 0 && ctl >= 0,
+	      "memcg: open /dev/svmtune, /dev/kfd, /dev/kfdbed");
+	if (kfd < 0 || bed < 0 || ctl < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	raw = mmap(NULL, MEMCG_TOUCHES * SZ_2M + SZ_2M, PROT_READ,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	host = malloc(4096);
+	if (raw == MAP_FAILED || !host)
+		return 1;
+	p = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
+	r = set_range_policy(ctl, p, MEMCG_TOUCHES * SZ_2M,
+			     SVMTUNE_POLICY_PREFERRED_LOC, 0,
+			     engine_device(ctl, "svmtune_emu0"), 0);
+	CHECK(!r, "memcg: 4 GiB preferred on svmtune_emu0");
+
+	blocks0 = file_value("/sys/kernel/svmtune/blocks", NULL);
+	slab0 = file_value(stat, "slab");
+	for (i = 0, r = 0; i < MEMCG_TOUCHES && !r; i++) {
+		memset(&a, 0, sizeof(a));
+		r = kfdsvm_access(bed, gpu, p + i * SZ_2M, host, 4096, 0, &a);
+	}
+	blocks1 = file_value("/sys/kernel/svmtune/blocks", NULL);
+	slab1 = file_value(stat, "slab");
+	bytes = (blocks1 - blocks0) *
+		file_value("/sys/kernel/svmtune/block_bytes", NULL);
+	CHECK(!r && blocks1 - blocks0 >= (long long)MEMCG_TOUCHES,
+	      "memcg: GPU 0 read one page per 2 MiB (%zu pages): %lld engine blocks made, %lld bytes",
+	      i, blocks1 - blocks0, bytes);
+	CHECK(slab0 >= 0 && slab1 - slab0 >= bytes / 2,
+	      "memcg: the cgroup's slab grew by %lld bytes, at least half of the blocks' %lld",
+	      slab1 - slab0, bytes);
+	munmap(raw, MEMCG_TOUCHES * SZ_2M + SZ_2M);
+	close(bed);
+	close(kfd);
+	close(ctl);
+	svmtune_cgroup_leave(MEMCG_NAME);
+	return kfdbed_fails != 0;
+}
+
 /* KFD's own count of this process's SVM ranges, or -1. */
 static long long kfd_ranges(int bed)
 {
@@ -3262,6 +3357,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "remote"))
 		return declined();
+	if (argc > 1 && !strcmp(argv[1], "memcg"))
+		return memcg_test();
 	if (argc > 1 && !strcmp(argv[1], "window"))
 		return window_test();
 	if (argc > 1 && !strcmp(argv[1], "ranges"))
