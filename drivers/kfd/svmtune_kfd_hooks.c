@@ -96,7 +96,7 @@ static struct svmtune_device *svmtune_kfd_range_device(struct svm_range *prange,
 
 /**
  * struct svmtune_kfd_fault - a GPU or CPU fault KFD is handling
- * @node: in svmtune_kfd_gpu_faults or svmtune_kfd_cpu_faults, by @task
+ * @node: in its task's svmtune_kfd_fault_bucket, GPU or CPU list
  * @task: the task handling it
  * @dev: the engine's device of the fault's KFD node (the faulting GPU; for
  *	a CPU fault, the one whose memory holds the page), or NULL while
@@ -151,39 +151,58 @@ struct svmtune_kfd_fault {
 };
 
 /*
- * Faults in flight by task, GPU and CPU apart: a table's entries all
- * belong to one kretprobe, so when it is unregistered (its in-flight
- * instances' return handlers then never run), its stale entries sit only
- * in its own table, which no handler reads any more (the nested hooks go
- * first, see svmtune_kfd_hooks_detach()). hash_add() puts the newest entry
+ * Faults in flight by task, GPU and CPU apart: a list's entries all belong
+ * to one kretprobe, so when it is unregistered (its in-flight instances'
+ * return handlers then never run), its stale entries sit only in its own
+ * lists, which no handler reads any more (the nested hooks go first, see
+ * svmtune_kfd_hooks_detach()). hlist_add_head() puts the newest entry
  * first, so a task's innermost fault is found first.
+ *
+ * Every hooked call looks its task up while any fault is in flight, and
+ * amdgpu handles faults on several workers at once (one per IH ring and
+ * GPU, CPU faults in every faulting thread): the tasks are spread over
+ * SVMTUNE_KFD_FAULT_BUCKETS buckets with a lock each, on a cache line of
+ * its own, so two tasks share a lock only when their hashes collide.
+ * A task only ever adds, finds and removes its own faults, in its own
+ * bucket; the count of faults in flight lets the hooks return at once
+ * when there are none (a load, not a lock).
  */
-static DEFINE_HASHTABLE(svmtune_kfd_gpu_faults, 6);
-static DEFINE_HASHTABLE(svmtune_kfd_cpu_faults, 6);
-static DEFINE_SPINLOCK(svmtune_kfd_faults_lock);
-/*
- * Faults in flight. The migration and mapping hooks run for every caller
- * (restore work, prefetch, eviction), not only faults: with no fault in
- * flight they return before taking the lock.
+#define SVMTUNE_KFD_FAULT_BITS		6
+
+/**
+ * struct svmtune_kfd_fault_bucket - the faults of the tasks hashed here
+ * @lock: covers both lists
+ * @cpu: CPU faults
+ * @gpu: GPU faults
  */
+struct svmtune_kfd_fault_bucket {
+	spinlock_t lock;
+	struct hlist_head cpu;
+	struct hlist_head gpu;
+} ____cacheline_aligned_in_smp;
+
+static struct svmtune_kfd_fault_bucket svmtune_kfd_fault_buckets[1 << SVMTUNE_KFD_FAULT_BITS];
 static atomic_t svmtune_kfd_nr_faults = ATOMIC_INIT(0);
+
+static struct svmtune_kfd_fault_bucket *svmtune_kfd_bucket(const struct task_struct *task)
+{
+	return &svmtune_kfd_fault_buckets[hash_ptr(task, SVMTUNE_KFD_FAULT_BITS)];
+}
 
 /* Begin following a fault of @type in @f, a kretprobe instance's data. */
 static struct svmtune_kfd_fault *svmtune_kfd_fault_begin(struct svmtune_kfd_fault *f,
 							 enum svmtune_fault_type type)
 {
+	struct svmtune_kfd_fault_bucket *b = svmtune_kfd_bucket(current);
 	unsigned long flags;
 
 	memset(f, 0, sizeof(*f));
 	f->task = current;
 	f->fault.type = type;
-	spin_lock_irqsave(&svmtune_kfd_faults_lock, flags);
-	if (type == SVMTUNE_FAULT_CPU)
-		hash_add(svmtune_kfd_cpu_faults, &f->node, (unsigned long)current);
-	else
-		hash_add(svmtune_kfd_gpu_faults, &f->node, (unsigned long)current);
+	spin_lock_irqsave(&b->lock, flags);
+	hlist_add_head(&f->node, type == SVMTUNE_FAULT_CPU ? &b->cpu : &b->gpu);
 	atomic_inc(&svmtune_kfd_nr_faults);
-	spin_unlock_irqrestore(&svmtune_kfd_faults_lock, flags);
+	spin_unlock_irqrestore(&b->lock, flags);
 	return f;
 }
 
@@ -196,41 +215,50 @@ static struct svmtune_kfd_fault *svmtune_kfd_fault_begin(struct svmtune_kfd_faul
 static struct svmtune_kfd_fault *svmtune_kfd_fault_find(void)
 {
 	struct svmtune_kfd_fault *f, *found = NULL;
+	struct svmtune_kfd_fault_bucket *b;
 	unsigned long flags;
 
 	if (!atomic_read(&svmtune_kfd_nr_faults))
 		return NULL;
-	spin_lock_irqsave(&svmtune_kfd_faults_lock, flags);
-	hash_for_each_possible(svmtune_kfd_cpu_faults, f, node, (unsigned long)current)
+	b = svmtune_kfd_bucket(current);
+	spin_lock_irqsave(&b->lock, flags);
+	hlist_for_each_entry(f, &b->cpu, node)
 		if (f->task == current) {
 			found = f;
 			goto out;
 		}
-	hash_for_each_possible(svmtune_kfd_gpu_faults, f, node, (unsigned long)current)
+	hlist_for_each_entry(f, &b->gpu, node)
 		if (f->task == current) {
 			found = f;
 			break;
 		}
 out:
-	spin_unlock_irqrestore(&svmtune_kfd_faults_lock, flags);
+	spin_unlock_irqrestore(&b->lock, flags);
 	return found;
 }
 
+/* Stop following @f (at the return of the call that began it). */
 static void svmtune_kfd_fault_end(struct svmtune_kfd_fault *f)
 {
+	struct svmtune_kfd_fault_bucket *b = svmtune_kfd_bucket(f->task);
 	unsigned long flags;
 
-	spin_lock_irqsave(&svmtune_kfd_faults_lock, flags);
-	hash_del(&f->node);
+	spin_lock_irqsave(&b->lock, flags);
+	hlist_del(&f->node);
 	atomic_dec(&svmtune_kfd_nr_faults);
-	spin_unlock_irqrestore(&svmtune_kfd_faults_lock, flags);
+	spin_unlock_irqrestore(&b->lock, flags);
 }
 
 /* No handler runs any more: forget every fault, stale ones included. */
 static void svmtune_kfd_faults_reset(void)
 {
-	hash_init(svmtune_kfd_gpu_faults);
-	hash_init(svmtune_kfd_cpu_faults);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(svmtune_kfd_fault_buckets); i++) {
+		spin_lock_init(&svmtune_kfd_fault_buckets[i].lock);
+		INIT_HLIST_HEAD(&svmtune_kfd_fault_buckets[i].cpu);
+		INIT_HLIST_HEAD(&svmtune_kfd_fault_buckets[i].gpu);
+	}
 	atomic_set(&svmtune_kfd_nr_faults, 0);
 }
 
