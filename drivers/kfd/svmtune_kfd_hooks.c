@@ -810,8 +810,11 @@ static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
  *  - the next window of a range: its fault is dropped too, so a range is
  *    served about one window per 2 ms. Measured on the KFD test bed (8 MiB
  *    read in order, TCG): at 4 KiB windows, 3906 of 5954 faults dropped.
- *    On hardware, where serving a fault takes tens of microseconds, that
- *    caps a stream at 4 KiB / 2 ms = 2 MB/s, 64 KiB / 2 ms = 33 MB/s;
+ *    A bound, not a measurement: if serving a fault takes much less than
+ *    2 ms (the model's assumption for hardware; the test bed under TCG is
+ *    slower), one window per 2 ms caps a stream through one range at
+ *    window / 2 ms (4 KiB: 2 MB/s, 64 KiB: 33 MB/s); the storm table of
+ *    make bench (benchmarks.rst) gives what the test bed measures;
  *  - a duplicate that waited in the ring more than 2 ms: served again in
  *    full (hmm_range_fault(), the map, a TLB flush; a migration's
  *    MMU_NOTIFY_MIGRATE unmaps the window from every GPU). Under a storm of
