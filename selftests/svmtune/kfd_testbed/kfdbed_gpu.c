@@ -203,10 +203,35 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 	}
 }
 
+/*
+ * The GPU @gpu_id and the caller's KFD process with its VM on it (the
+ * process referenced: kfd_unref_process()). 0, -ENODEV for an unknown GPU
+ * or one the process has no VM on, -ESRCH without a KFD process.
+ */
+static int kfdbed_gpu_current_vm(u32 gpu_id, struct kfdbed_gpu **gpu,
+				 struct kfdbed_process **kp,
+				 struct kfdbed_vm **kvm)
+{
+	struct kfd_process_device *pdd;
+
+	*gpu = kfdbed_gpu_by_id(gpu_id);
+	if (!*gpu)
+		return -ENODEV;
+	*kp = kfdbed_process_get_current();
+	if (!*kp)
+		return -ESRCH;
+	pdd = kfd_get_process_device_data((*gpu)->node, &(*kp)->p);
+	if (!pdd) {
+		kfd_unref_process(&(*kp)->p);
+		return -ENODEV;
+	}
+	*kvm = container_of(pdd->drm_priv, struct kfdbed_vm, file);
+	return 0;
+}
+
 static long kfdbed_gpu_access(struct kfdbed_access_args *a)
 {
 	void __user *uptr = u64_to_user_ptr(a->ptr);
-	struct kfd_process_device *pdd;
 	struct kfdbed_process *kp;
 	struct kfdbed_gpu *gpu;
 	struct kfdbed_vm *kvm;
@@ -228,18 +253,9 @@ static long kfdbed_gpu_access(struct kfdbed_access_args *a)
 	a->vram_pages = 0;
 	a->sys_pages = 0;
 	a->peer_pages = 0;
-	gpu = kfdbed_gpu_by_id(a->gpu_id);
-	if (!gpu)
-		return -ENODEV;
-	kp = kfdbed_process_get_current();
-	if (!kp)
-		return -ESRCH;
-	pdd = kfd_get_process_device_data(gpu->node, &kp->p);
-	if (!pdd) {
-		r = -ENODEV;
-		goto out_unref;
-	}
-	kvm = container_of(pdd->drm_priv, struct kfdbed_vm, file);
+	r = kfdbed_gpu_current_vm(a->gpu_id, &gpu, &kp, &kvm);
+	if (r)
+		return r;
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf) {
 		r = -ENOMEM;
@@ -372,7 +388,6 @@ static void kfdbed_page_hold_release(struct kfdbed_gpu_file *kf)
 static long kfdbed_gpu_page_hold(struct kfdbed_gpu_file *kf,
 				 struct kfdbed_page_hold_args *h)
 {
-	struct kfd_process_device *pdd;
 	struct kfdbed_process *kp;
 	struct kfdbed_gpu *gpu, *owner;
 	struct kfdbed_vm *kvm;
@@ -392,18 +407,9 @@ static long kfdbed_gpu_page_hold(struct kfdbed_gpu_file *kf,
 	}
 	if (!PAGE_ALIGNED(h->va) || !h->va || h->va >= TASK_SIZE_MAX)
 		return -EINVAL;
-	gpu = kfdbed_gpu_by_id(h->gpu_id);
-	if (!gpu)
-		return -ENODEV;
-	kp = kfdbed_process_get_current();
-	if (!kp)
-		return -ESRCH;
-	pdd = kfd_get_process_device_data(gpu->node, &kp->p);
-	if (!pdd) {
-		r = -ENODEV;
-		goto out_unref;
-	}
-	kvm = container_of(pdd->drm_priv, struct kfdbed_vm, file);
+	r = kfdbed_gpu_current_vm(h->gpu_id, &gpu, &kp, &kvm);
+	if (r)
+		return r;
 
 	mutex_lock(&kf->lock);
 	if (kf->nr_pages == KFDBED_PAGE_HOLD_MAX) {
@@ -431,7 +437,6 @@ static long kfdbed_gpu_page_hold(struct kfdbed_gpu_file *kf,
 out_unlock:
 	h->held = kf->nr_pages;
 	mutex_unlock(&kf->lock);
-out_unref:
 	kfd_unref_process(&kp->p);
 	return r;
 }
