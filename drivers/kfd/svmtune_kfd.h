@@ -59,6 +59,10 @@ extern bool svmtune_kfd_filter_per_window;
  */
 extern bool svmtune_kfd_contiguous_vram;
 
+/* svmtune_kfd_main.c */
+bool svmtune_kfd_refusing(void);
+__printf(1, 2) void svmtune_kfd_refuse(const char *fmt, ...);
+
 /* svmtune_kfd_hooks.c */
 int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len);
 void svmtune_kfd_hooks_detach(void);

@@ -81,6 +81,7 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 #define SVMTUNE_KFD_RESTORE_ARG_TS		5
 #define SVMTUNE_KFD_RESTORE_ARG_WRITE		6
 /* svm_migrate_to_vram(prange, best_loc, start, last, mm, trigger) */
+#define SVMTUNE_KFD_TO_VRAM_ARG_BEST_LOC	1
 #define SVMTUNE_KFD_TO_VRAM_ARG_START		2
 #define SVMTUNE_KFD_TO_VRAM_ARG_LAST		3
 #define SVMTUNE_KFD_TO_VRAM_ARG_MM		4
@@ -198,6 +199,7 @@ static inline const struct kfd_node *svmtune_kfd_fault_node(struct amdgpu_device
 #define SVMTUNE_KFD_RESTORE_ARG_ADDR		2
 #define SVMTUNE_KFD_RESTORE_ARG_WRITE		3
 /* svm_migrate_to_vram(prange, best_loc, mm, trigger) */
+#define SVMTUNE_KFD_TO_VRAM_ARG_BEST_LOC	1
 #define SVMTUNE_KFD_TO_VRAM_ARG_MM		2
 #define SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER		3
 /* svm_migrate_vram_to_ram(prange, mm, trigger, fault_page) */

@@ -13,10 +13,14 @@
  *    boundaries, pages that really moved);
  *  - ftrace entry callbacks (FTRACE_OPS_FL_SAVE_REGS) may rewrite the
  *    migration and mapping window arguments before KFD runs, and the one on
- *    svm_migrate_to_vram (FTRACE_OPS_FL_IPMODIFY) may decline a migration
- *    by returning 0 in its place, after which KFD maps the pages where they
- *    are (a remote mapping), exactly as after a migration that moved
- *    nothing.
+ *    svm_migrate_to_vram may decline a migration by giving it system
+ *    memory (location 0), where the pages are, as its destination: KFD's
+ *    own first check returns (svmtune_kfd_to_vram_decide()), after which
+ *    KFD maps the pages where they are (a remote mapping). No hook changes
+ *    where a function returns or which function runs (no
+ *    FTRACE_OPS_FL_IPMODIFY), so a livepatch of any hooked function, which
+ *    needs the one IPMODIFY place ftrace allows per function, loads beside
+ *    svmtune_kfd.
  *
  * The one indirect call made (kfd_ioctl_get_version, to check the
  * interface version) goes to a function amdgpu puts in its ioctl table, and
@@ -122,6 +126,8 @@ static struct svmtune_device *svmtune_kfd_range_device(struct svm_range *prange,
  * @mig_done: the call returned 0 (pages moved, or the migration was
  *	declined): only then is the map window replaced, by @mig_start and
  *	@mig_last
+ * @seen: SVMTUNE_KFD_SEEN_* of this fault: which hooked functions it
+ *	called and what KFD did in it, for the run-time checks
  *
  * It lives in the data of the kretprobe instance of the call that began
  * the fault, from its entry to its return. Only @task touches the fields
@@ -148,7 +154,22 @@ struct svmtune_kfd_fault {
 	unsigned long mig_start;
 	unsigned long mig_last;
 	bool mig_done;
+	u8 seen;
 };
+
+/*
+ * What a fault's own task saw, while the fault was its innermost
+ * (svmtune_kfd_fault_find()): the hooked functions called, and what KFD
+ * did, seen where no copy of a KFD function can hide it (amdgpu's page
+ * table update, the kernel's migrate_vma_pages()).
+ */
+#define SVMTUNE_KFD_SEEN_FROM_ADDR	BIT(0)	/* svm_range_from_addr() */
+#define SVMTUNE_KFD_SEEN_NO_RANGE	BIT(1)	/* ... whose last call found none */
+#define SVMTUNE_KFD_SEEN_NEW		BIT(2)	/* svm_range_new() */
+#define SVMTUNE_KFD_SEEN_MIGRATE	BIT(3)	/* svm_migrate_to_vram(), ..._vram_to_ram() */
+#define SVMTUNE_KFD_SEEN_MAP		BIT(4)	/* svm_range_validate_and_map() */
+#define SVMTUNE_KFD_DID_MIGRATE		BIT(5)	/* migrate_vma_pages() */
+#define SVMTUNE_KFD_DID_MAP		BIT(6)	/* amdgpu_vm_update_range(), a valid PTE */
 
 /*
  * Faults in flight by task, GPU and CPU apart: a list's entries all belong
@@ -365,6 +386,10 @@ static void svmtune_kfd_attach_flush(void)
 	svmtune_kfd_attach_worker(NULL);
 }
 
+struct svmtune_kfd_hook;
+static bool svmtune_kfd_from_caller(struct svmtune_kfd_hook *hook,
+				    unsigned long ret);
+
 /*
  * Ask the engine about @slot's fault in @prange of @mm, whose mmap_lock the
  * caller holds. The window may not leave the VMA or the KFD range.
@@ -374,6 +399,8 @@ static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
 {
 	struct vm_area_struct *vma;
 
+	if (svmtune_kfd_refusing())
+		return false;
 	vma = vma_lookup(mm, slot->fault.addr);
 	if (!vma)
 		return false;
@@ -396,26 +423,31 @@ static bool svmtune_kfd_decide(struct svmtune_kfd_fault *slot,
 }
 
 /*
- * svm_migrate_vram_to_ram(prange, mm, ..., trigger, ...), entry: if this is
- * the migration of a CPU fault, KFD has committed to it (it holds the
- * range's locks and found pages in VRAM): ask the engine, once. Both the
- * ftrace callback and the kretprobe at this entry call it, in either
- * order. Returns the fault, decided, or NULL.
+ * svm_migrate_vram_to_ram(prange, mm, ..., trigger, ...), entry, returning
+ * to @ret: if this is the migration of a CPU fault, KFD has committed to
+ * it (it holds the range's locks and found pages in VRAM): ask the engine,
+ * once. Both the ftrace callback and the kretprobe at this entry call it,
+ * in either order. Returns the fault, decided, or NULL.
  */
-static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct pt_regs *regs)
+static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct svmtune_kfd_hook *hook,
+						       struct pt_regs *regs,
+						       unsigned long ret)
 {
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
 	struct mm_struct *mm = (struct mm_struct *)svmtune_kfd_arg(regs, 1);
 	struct svmtune_kfd_fault *slot;
 
-	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
-	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU)
-		return NULL;
 	slot = svmtune_kfd_fault_find();
-	if (!slot || slot->fault.type != SVMTUNE_FAULT_CPU)
+	if (!slot)
+		return NULL;
+	slot->seen |= SVMTUNE_KFD_SEEN_MIGRATE;
+	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
+	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU || slot->fault.type != SVMTUNE_FAULT_CPU)
 		return NULL;
 	if (slot->decided)
 		return slot;
+	if (!svmtune_kfd_from_caller(hook, ret))
+		return NULL;
 	/* The node whose VRAM holds the range; migrate_mutex is held. */
 	slot->dev = svmtune_kfd_range_device(prange, READ_ONCE(prange->actual_loc));
 	if (!svmtune_kfd_decide(slot, mm, prange))
@@ -450,9 +482,11 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
  * @dev: the engine's device of the KFD node a migration goes to (to VRAM)
  *	or comes from (to system memory), or NULL if not known
  * @slot: the fault being handled, if any
- * @before: pages in VRAM before a migration
+ * @before: pages in VRAM before a migration (svm_range_list_init():
+ *	the default granularity amdgpu's parameter gave at its entry)
  * @start: first page of the span a migration to system memory was given
- *	(after a CPU fault's window was set)
+ *	(after a CPU fault's window was set; svm_range_list_init(): whether
+ *	@before was read)
  * @last: its last page
  * @bridged: a migration to VRAM from another GPU's VRAM, which KFD makes
  *	through system memory: it moves every page of the range back to system
@@ -473,7 +507,6 @@ struct svmtune_kfd_call {
 	struct svmtune_kfd_fault own;	/* last: only fault hooks have it */
 };
 
-struct svmtune_kfd_hook;
 typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
 				   struct pt_regs *regs, unsigned long parent_ip);
 
@@ -481,13 +514,16 @@ typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
  * struct svmtune_kfd_hook - one hooked KFD function
  * @symbol: its name in amdgpu
  * @entry: ftrace entry callback, or NULL
- * @ipmodify: @entry may return in the function's place
  * @kret_entry: kretprobe entry handler, or NULL
  * @kret_exit: kretprobe return handler, or NULL for no kretprobe
  * @begins_fault: the kretprobe begins a fault (struct svmtune_kfd_fault)
  * @core: @symbol is a function of the kernel's that KFD calls, at
  *	@core_addr, not one of amdgpu's
  * @core_addr: its address
+ * @caller: the KFD function whose call of this one the hook acts on during
+ *	a fault (the direct call in KFD's sources), or NULL
+ * @caller_start: @caller's code in the attached amdgpu, [start, end)
+ * @caller_end: its end
  * @addr: the function's address in the attached amdgpu (or @core_addr)
  * @ops: @entry's ftrace registration
  * @krp: the kretprobe
@@ -498,12 +534,14 @@ typedef void (svmtune_kfd_entry_t)(struct svmtune_kfd_hook *hook,
 struct svmtune_kfd_hook {
 	const char *symbol;
 	svmtune_kfd_entry_t *entry;
-	bool ipmodify;
 	kretprobe_handler_t kret_entry;
 	kretprobe_handler_t kret_exit;
 	bool begins_fault;
 	bool core;
 	unsigned long core_addr;
+	const char *caller;
+	unsigned long caller_start;
+	unsigned long caller_end;
 	unsigned long addr;
 	struct ftrace_ops ops;
 	struct kretprobe krp;
@@ -520,6 +558,51 @@ static struct svmtune_kfd_call *svmtune_kfd_call_data(struct kretprobe_instance 
 static struct svmtune_kfd_hook *svmtune_kfd_kret_hook(struct kretprobe_instance *ri)
 {
 	return container_of(get_kretprobe(ri), struct svmtune_kfd_hook, krp);
+}
+
+/*
+ * Whether a call of @hook's function, during a fault of the kind
+ * @hook->caller handles, returns to @ret inside @hook->caller, as in KFD's
+ * sources: the run-time half of the layout check. The symbol lookup proves
+ * only that a function of that name exists; a compiler may also have
+ * inlined it into the caller or called a clone of it (a ".constprop"
+ * copy: svm_range_new() and svm_range_validate_and_map() get them when
+ * kfd_svm.c is built with -O3), and a fault would then pass a hook that
+ * never sees it (the checks at the end of a fault,
+ * svmtune_kfd_fault_check()), or here, reach the function by a road the
+ * sources do not have. A call from anywhere else is refused: no hook acts
+ * from then on (svmtune_kfd_refuse()). Code GCC moved out of line as
+ * "<caller>.cold" is the caller's; a return address another tracer took
+ * over (a kretprobe or the function graph tracer on the same caller)
+ * cannot be told and is only not acted on.
+ *
+ * Cost: two compares, and a symbol lookup on the rare call from elsewhere.
+ */
+static bool svmtune_kfd_from_caller(struct svmtune_kfd_hook *hook,
+				    unsigned long ret)
+{
+	static const char * const trampolines[] = {
+		"arch_rethook_trampoline", "__kretprobe_trampoline",
+		"return_to_handler",
+	};
+	char sym[KSYM_SYMBOL_LEN];
+	size_t len;
+	int i;
+
+	if (svmtune_kfd_refusing())
+		return false;
+	if (ret >= hook->caller_start && ret < hook->caller_end)
+		return true;
+	sprint_symbol_no_offset(sym, ret);
+	len = strlen(hook->caller);
+	if (!strncmp(sym, hook->caller, len) && !strncmp(sym + len, ".cold", 5))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(trampolines); i++)
+		if (!strncmp(sym, trampolines[i], strlen(trampolines[i])))
+			return false;
+	svmtune_kfd_refuse("%s() was called from %s during a fault, not from %s() as in the KFD sources svmtune_kfd was built against: this amdgpu is built otherwise",
+			   hook->symbol, sym, hook->caller);
+	return false;
 }
 
 /* svm_range_restore_pages(): a GPU fault begins and ends. */
@@ -547,10 +630,56 @@ static int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/*
+ * At the end of @slot's fault, which returned @ret: whatever KFD did in it
+ * went through the functions svmtune_kfd hooks. KFD's page-table update
+ * and the kernel's migrate_vma_pages() cannot be bypassed, and neither
+ * can the creation of a range after a lookup found none (a GPU fault
+ * returning 0 created it). A fault that mapped, migrated or created a
+ * range without the hooked function being called ran an inlined or cloned
+ * copy of it, which svmtune_kfd cannot see: refuse.
+ */
+static void svmtune_kfd_fault_check(const struct svmtune_kfd_fault *slot,
+				    long ret)
+{
+	const char *missed = NULL, *did = NULL;
+	u8 seen = slot->seen;
+
+	if ((seen & SVMTUNE_KFD_DID_MIGRATE) && !(seen & SVMTUNE_KFD_SEEN_MIGRATE)) {
+		missed = slot->fault.type == SVMTUNE_FAULT_CPU ?
+			 "svm_migrate_vram_to_ram()" :
+			 "svm_migrate_to_vram() or svm_migrate_vram_to_ram()";
+		did = "migrated pages";
+	}
+#if SVMTUNE_KFD_HAS_WINDOW
+	if (slot->fault.type == SVMTUNE_FAULT_DEVICE) {
+		if ((seen & SVMTUNE_KFD_DID_MAP) && !(seen & SVMTUNE_KFD_SEEN_MAP)) {
+			missed = "svm_range_validate_and_map()";
+			did = "mapped pages";
+		} else if ((seen & (SVMTUNE_KFD_DID_MAP | SVMTUNE_KFD_DID_MIGRATE)) &&
+			   !(seen & SVMTUNE_KFD_SEEN_FROM_ADDR)) {
+			missed = "svm_range_from_addr()";
+			did = "found its range";
+		} else if (!ret && (seen & SVMTUNE_KFD_SEEN_NO_RANGE) &&
+			   !(seen & SVMTUNE_KFD_SEEN_NEW)) {
+			missed = "svm_range_new()";
+			did = "created a range";
+		}
+	}
+#endif
+	if (missed)
+		svmtune_kfd_refuse("a %s fault %s without calling %s, which svmtune_kfd hooks: this amdgpu runs an inlined or cloned copy (built otherwise than the KFD sources svmtune_kfd was built against)",
+				   slot->fault.type == SVMTUNE_FAULT_CPU ? "CPU" : "GPU",
+				   did, missed);
+}
+
 static int svmtune_kfd_restore_exit(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
-	svmtune_kfd_fault_end(&svmtune_kfd_call_data(ri)->own);
+	struct svmtune_kfd_fault *slot = &svmtune_kfd_call_data(ri)->own;
+
+	svmtune_kfd_fault_check(slot, regs_return_value(regs));
+	svmtune_kfd_fault_end(slot);
 	return 0;
 }
 
@@ -571,12 +700,6 @@ static void svmtune_kfd_mig_window(struct svmtune_kfd_fault *slot,
 }
 #endif
 
-/* Returned in svm_migrate_to_vram()'s place when a migration is declined. */
-static noinline int svmtune_kfd_migration_declined(void)
-{
-	return 0;
-}
-
 /* svm_migrate_to_vram(), entry: the engine decides a GPU fault's window. */
 static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 				       struct pt_regs *regs,
@@ -586,11 +709,14 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 	struct mm_struct *mm;
 	struct svmtune_kfd_fault *slot;
 
-	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER) !=
-	    KFD_MIGRATE_TRIGGER_PAGEFAULT_GPU)
-		return;
 	slot = svmtune_kfd_fault_find();
-	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE || slot->decided)
+	if (!slot)
+		return;
+	slot->seen |= SVMTUNE_KFD_SEEN_MIGRATE;
+	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_TRIGGER) !=
+	    KFD_MIGRATE_TRIGGER_PAGEFAULT_GPU ||
+	    slot->fault.type != SVMTUNE_FAULT_DEVICE || slot->decided ||
+	    !svmtune_kfd_from_caller(hook, parent_ip))
 		return;
 	mm = (struct mm_struct *)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
 	if (!svmtune_kfd_decide(slot, mm, prange))
@@ -644,8 +770,21 @@ static void svmtune_kfd_to_vram_decide(struct svmtune_kfd_hook *hook,
 		slot->result.remote += prange->last - prange->start + 1;
 #endif
 		svmtune_kfd_count(SVMTUNE_KFD_MIGRATIONS_DECLINED, 1);
-		instruction_pointer_set(regs,
-					(unsigned long)svmtune_kfd_migration_declined);
+		/*
+		 * The destination becomes system memory, where the range is
+		 * (actual_loc 0, under migrate_mutex): the first thing KFD's
+		 * migration checks. 6.12: svm_migrate_to_vram() ->
+		 * svm_migrate_ram_to_vram() checks the window against the
+		 * range (KFD's or the engine's: inside it), then looks the
+		 * destination node up by gpu_id, finds none for 0 and returns
+		 * -ENODEV before reserving, allocating or touching a page;
+		 * svm_range_restore_pages() then takes system memory (it
+		 * falls back to system memory with actual_loc 0 as r = 0) and
+		 * maps. 6.1: svm_migrate_ram_to_vram() returns 0 at once, the
+		 * range being already "on best_loc". svm_range_restore_pages()
+		 * keeps best_loc in its own variable: only this call sees 0.
+		 */
+		svmtune_kfd_set_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_BEST_LOC, 0);
 		return;
 	}
 #if SVMTUNE_KFD_HAS_WINDOW
@@ -711,11 +850,13 @@ static int svmtune_kfd_to_vram_entry(struct kretprobe_instance *ri,
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
 	u32 actual = READ_ONCE(prange->actual_loc);
+	/* 0 if declined (svmtune_kfd_to_vram_decide() may run first). */
+	u32 best = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_BEST_LOC);
 
 	svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
-	call->dev = svmtune_kfd_range_device(prange, (u32)svmtune_kfd_arg(regs, 1));
+	call->dev = svmtune_kfd_range_device(prange, best);
 	/* The test svm_migrate_to_vram() makes, under prange->migrate_mutex. */
-	call->bridged = actual && actual != (u32)svmtune_kfd_arg(regs, 1);
+	call->bridged = actual && actual != best;
 	return 0;
 }
 
@@ -748,7 +889,7 @@ static int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 		 * faulting node, the account below records it.
 		 */
 		if (slot->mig_prange == call->obj)
-			slot->mig_done = !regs_return_value(regs);
+			slot->mig_done = declined || !regs_return_value(regs);
 		if (moved && call->dev && slot->mig_prange == call->obj &&
 		    call->dev == slot->dev) {
 			slot->result.moved_start = slot->mig_start << PAGE_SHIFT;
@@ -789,7 +930,7 @@ static void svmtune_kfd_to_ram_window(struct svmtune_kfd_hook *hook,
 				      unsigned long parent_ip)
 {
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
-	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
+	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(hook, regs, parent_ip);
 	struct svmtune_decision d;
 
 	if (!slot || !svmtune_kfd_cpu_window(prange, slot, &d))
@@ -989,6 +1130,23 @@ svmtune_kfd_window_checkpoint(const struct svm_range *prange,
 }
 
 /*
+ * svm_range_from_addr(), entry: a GPU fault looks its range up, from
+ * svm_range_restore_pages() (checked: the filter below acts on its call).
+ */
+static void svmtune_kfd_from_addr_entry(struct svmtune_kfd_hook *hook,
+					struct pt_regs *regs,
+					unsigned long parent_ip)
+{
+	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
+
+	atomic64_inc(&hook->calls);
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
+		return;
+	slot->seen |= SVMTUNE_KFD_SEEN_FROM_ADDR;
+	svmtune_kfd_from_caller(hook, parent_ip);
+}
+
+/*
  * svm_range_from_addr(svms, addr, parent), return: in a GPU fault, the
  * range KFD is about to test the 2 ms filter of, svms->lock held. A fault
  * raised before a window holding its page was mapped is dropped; one
@@ -1003,11 +1161,16 @@ static int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 	struct svmtune_kfd_fault *slot;
 	u64 checkpoint = 0;
 
-	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
-	if (!prange || !READ_ONCE(svmtune_kfd_filter_per_window))
-		return 0;
 	slot = svmtune_kfd_fault_find();
-	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE || slot->filtered)
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
+		return 0;
+	/* None: KFD creates the range, by svm_range_new(), if it returns 0. */
+	if (prange)
+		slot->seen &= ~SVMTUNE_KFD_SEEN_NO_RANGE;
+	else
+		slot->seen |= SVMTUNE_KFD_SEEN_NO_RANGE;
+	if (!prange || !READ_ONCE(svmtune_kfd_filter_per_window) ||
+	    slot->filtered || svmtune_kfd_refusing())
 		return 0;
 	slot->filtered = true;
 	switch (svmtune_kfd_window_checkpoint(prange, slot->adev,
@@ -1056,6 +1219,9 @@ static void svmtune_kfd_map_window(struct svmtune_kfd_hook *hook,
 
 	atomic64_inc(&hook->calls);
 	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
+		return;
+	slot->seen |= SVMTUNE_KFD_SEEN_MAP;
+	if (!svmtune_kfd_from_caller(hook, parent_ip))
 		return;
 	/*
 	 * The window the fault's migration was given, and only after it
@@ -1131,7 +1297,9 @@ static int svmtune_kfd_map_exit(struct kretprobe_instance *ri,
 static int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
-	struct svmtune_kfd_fault *slot = svmtune_kfd_cpu_decide(regs);
+	struct svmtune_kfd_fault *slot =
+		svmtune_kfd_cpu_decide(svmtune_kfd_kret_hook(ri), regs,
+				       get_kretprobe_retaddr(ri));
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
 	struct svm_range *prange = (struct svm_range *)svmtune_kfd_arg(regs, 0);
 	int ret;
@@ -1228,6 +1396,7 @@ static int svmtune_kfd_cpu_fault_exit(struct kretprobe_instance *ri,
 				&slot->decision, &slot->result);
 	else
 		svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULTS_NOT_MIGRATED, 1);
+	svmtune_kfd_fault_check(slot, regs_return_value(regs));
 	svmtune_kfd_fault_end(slot);
 	return 0;
 }
@@ -1304,7 +1473,7 @@ static void svmtune_kfd_sync_default(struct kfd_process *p)
 {
 	u8 kfd, gran;
 
-	if (!svmtune_kfd_kfd_granularity(&kfd))
+	if (svmtune_kfd_refusing() || !svmtune_kfd_kfd_granularity(&kfd))
 		return;
 	gran = svmtune_kfd_granularity_floor(svmtune_default_granularity(p->mm),
 					     kfd);
@@ -1335,6 +1504,18 @@ static void svmtune_kfd_attr_entry(struct svmtune_kfd_hook *hook,
 }
 #endif
 
+/* svm_range_new(), entry: a fault that creates a range calls it. */
+static void svmtune_kfd_range_new_entry(struct svmtune_kfd_hook *hook,
+					struct pt_regs *regs,
+					unsigned long parent_ip)
+{
+	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
+
+	atomic64_inc(&hook->calls);
+	if (slot)
+		slot->seen |= SVMTUNE_KFD_SEEN_NEW;
+}
+
 /*
  * svm_range_new(svms, start, last, update_mem_usage), return: a KFD range
  * was made (by SET_ATTR, a GPU fault, a split or a clone) and is not
@@ -1354,8 +1535,7 @@ static int svmtune_kfd_range_new_exit(struct kretprobe_instance *ri,
 	struct kfd_process *p;
 	bool given = false;
 
-	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
-	if (!prange)
+	if (!prange || svmtune_kfd_refusing())
 		return 0;
 	p = container_of(prange->svms, struct kfd_process, svms);
 	svmtune_explicit_policy(p->mm, prange->start << PAGE_SHIFT, &pol);
@@ -1397,6 +1577,25 @@ static int svmtune_kfd_first_arg_entry(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* svm_range_list_init(p), entry: the process, and amdgpu's parameter now. */
+static int svmtune_kfd_list_init_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+
+	svmtune_kfd_first_arg_entry(ri, regs);
+	call->start = 0;
+#if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+	{
+		u8 kfd;
+
+		call->start = svmtune_kfd_kfd_granularity(&kfd);
+		call->before = kfd;
+	}
+#endif
+	return 0;
+}
+
 /*
  * svm_range_list_init(p), return: a new KFD process, in the open of
  * /dev/kfd by the process itself. It is not published yet
@@ -1407,11 +1606,33 @@ static int svmtune_kfd_first_arg_entry(struct kretprobe_instance *ri,
 static int svmtune_kfd_list_init_exit(struct kretprobe_instance *ri,
 				      struct pt_regs *regs)
 {
-	struct kfd_process *p = svmtune_kfd_call_data(ri)->obj;
+	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
+	struct kfd_process *p = call->obj;
 
-	if (regs_return_value(regs))
+	if (regs_return_value(regs) || svmtune_kfd_refusing())
 		return 0;
+	/*
+	 * Checks of the process's layout: KFD creates it in the open of
+	 * /dev/kfd by the process itself, and has just set its default
+	 * granularity from amdgpu's parameter (read at the entry, call->before,
+	 * and now: it may have been written in between).
+	 */
+	if (p->mm != current->mm) {
+		svmtune_kfd_refuse("svm_range_list_init()'s process has mm %p, not its caller's: struct kfd_process is not laid out as in the KFD sources svmtune_kfd was built against",
+				   p->mm);
+		return 0;
+	}
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
+	{
+		u8 kfd, now = svmtune_kfd_default_granularity(p);
+
+		if (call->start && svmtune_kfd_kfd_granularity(&kfd) &&
+		    now != kfd && now != (u8)call->before) {
+			svmtune_kfd_refuse("svm_range_list_init() gave the process default granularity %u, not %u from amdgpu's svm_default_granularity: struct svm_range_list or the parameter is not as in the KFD sources svmtune_kfd was built against",
+					   now, kfd);
+			return 0;
+		}
+	}
 	svmtune_kfd_sync_default(p);
 #endif
 	svmtune_kfd_learn_nodes(p);
@@ -1464,7 +1685,7 @@ static void svmtune_kfd_bo_create_entry(struct svmtune_kfd_hook *hook,
 	    parent_ip >= svmtune_kfd_vram_node_new_end)
 		return;
 	atomic64_inc(&hook->calls);
-	if (!READ_ONCE(svmtune_kfd_contiguous_vram))
+	if (!READ_ONCE(svmtune_kfd_contiguous_vram) || svmtune_kfd_refusing())
 		return;
 	bp = (struct amdgpu_bo_param *)svmtune_kfd_arg(regs, SVMTUNE_KFD_BO_CREATE_ARG_BP);
 	if (bp->domain != AMDGPU_GEM_DOMAIN_VRAM || bp->type != ttm_bo_type_device)
@@ -1492,17 +1713,48 @@ static int svmtune_kfd_add_node_exit(struct kretprobe_instance *ri,
 }
 
 /* The dirtying hooks (svmtune_kfd_dirty.c): their arguments only. */
+/* amdgpu_vm_update_range(), entry: a GPU fault maps (a valid PTE). */
 static void svmtune_kfd_update_range_hook(struct svmtune_kfd_hook *hook,
 					  struct pt_regs *regs,
 					  unsigned long parent_ip)
 {
+	struct svmtune_kfd_fault *slot;
+
+	if (svmtune_kfd_arg(regs, SVMTUNE_KFD_UPDATE_ARG_FLAGS) & AMDGPU_PTE_VALID) {
+		slot = svmtune_kfd_fault_find();
+		if (slot && slot->fault.type == SVMTUNE_FAULT_DEVICE)
+			slot->seen |= SVMTUNE_KFD_DID_MAP;
+	}
 	svmtune_kfd_update_range_entry(regs);
 }
 
+/* Whether @args moves pages to or from device memory of KFD's nodes. */
+static bool svmtune_kfd_migration_is_kfd(const struct migrate_vma *args)
+{
+	unsigned long i;
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct page *dpage = migrate_pfn_to_page(args->dst[i]);
+
+		if (spage && is_device_private_page(spage))
+			return svmtune_kfd_node_pgmap(spage->pgmap);
+		if (dpage && is_device_private_page(dpage))
+			return svmtune_kfd_node_pgmap(dpage->pgmap);
+	}
+	return false;
+}
+
+/* migrate_vma_pages(), entry: a fault of KFD's migrates. */
 static void svmtune_kfd_migrate_pages_hook(struct svmtune_kfd_hook *hook,
 					   struct pt_regs *regs,
 					   unsigned long parent_ip)
 {
+	struct migrate_vma *args = (void *)svmtune_kfd_arg(regs, 0);
+	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
+
+	if (slot && svmtune_kfd_migration_is_kfd(args))
+		slot->seen |= SVMTUNE_KFD_DID_MIGRATE;
 	svmtune_kfd_migrate_pages_entry(regs);
 }
 
@@ -1526,12 +1778,13 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.begins_fault = true,
 	}, {
 		.symbol = "svm_migrate_to_vram",
+		.caller = "svm_range_restore_pages",
 		.entry = svmtune_kfd_to_vram_decide,
-		.ipmodify = true,
 		.kret_entry = svmtune_kfd_to_vram_entry,
 		.kret_exit = svmtune_kfd_to_vram_exit,
 	}, {
 		.symbol = "svm_migrate_vram_to_ram",
+		.caller = "svm_migrate_to_ram",
 #if SVMTUNE_KFD_HAS_WINDOW
 		.entry = svmtune_kfd_to_ram_window,
 #endif
@@ -1544,22 +1797,26 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.begins_fault = true,
 	}, {
 		.symbol = "svm_range_new",
+		.entry = svmtune_kfd_range_new_entry,
 		.kret_exit = svmtune_kfd_range_new_exit,
 	},
 #if SVMTUNE_KFD_HAS_WINDOW
 	{
 		.symbol = "svm_range_validate_and_map",
+		.caller = "svm_range_restore_pages",
 		.entry = svmtune_kfd_map_window,
 		.kret_entry = svmtune_kfd_map_entry,
 		.kret_exit = svmtune_kfd_map_exit,
 	}, {
 		.symbol = "svm_range_from_addr",
+		.caller = "svm_range_restore_pages",
+		.entry = svmtune_kfd_from_addr_entry,
 		.kret_exit = svmtune_kfd_from_addr_exit,
 	},
 #endif
 	{
 		.symbol = "svm_range_list_init",
-		.kret_entry = svmtune_kfd_first_arg_entry,
+		.kret_entry = svmtune_kfd_list_init_entry,
 		.kret_exit = svmtune_kfd_list_init_exit,
 	},
 #if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
@@ -1775,8 +2032,6 @@ static int svmtune_kfd_hook_register(struct svmtune_kfd_hook *hook,
 		memset(&hook->ops, 0, sizeof(hook->ops));
 		hook->ops.func = svmtune_kfd_ftrace_entry;
 		hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
-		if (hook->ipmodify)
-			hook->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
 		ret = ftrace_set_filter_ip(&hook->ops, hook->addr, 0, 0);
 		if (!ret) {
 			ret = register_ftrace_function(&hook->ops);
@@ -1784,9 +2039,8 @@ static int svmtune_kfd_hook_register(struct svmtune_kfd_hook *hook,
 				ftrace_set_filter_ip(&hook->ops, hook->addr, 1, 0);
 		}
 		if (ret) {
-			snprintf(why, len, "cannot hook %s with ftrace: error %d%s",
-				 hook->symbol, ret, ret == -EBUSY ?
-				 " (another IPMODIFY user, a livepatch?)" : "");
+			snprintf(why, len, "cannot hook %s with ftrace: error %d",
+				 hook->symbol, ret);
 			return ret;
 		}
 		hook->ops_on = true;
@@ -1827,8 +2081,8 @@ static void svmtune_kfd_hook_unregister(struct svmtune_kfd_hook *hook)
 /**
  * svmtune_kfd_hooks_detach() - remove every hook
  *
- * Called with the attach lock held. When it returns no handler runs and no
- * task is left in svmtune_kfd_migration_declined().
+ * Called with the attach lock held. When it returns no handler runs
+ * (ftrace and kprobes wait for the callers of a module's handlers).
  */
 void svmtune_kfd_hooks_detach(void)
 {
@@ -1848,12 +2102,6 @@ void svmtune_kfd_hooks_detach(void)
 	for (i = ARRAY_SIZE(svmtune_kfd_hooks) - 1; i >= 0; i--)
 		svmtune_kfd_hook_unregister(&svmtune_kfd_hooks[i]);
 	svmtune_kfd_tp_detach();
-	/*
-	 * A task sent to svmtune_kfd_migration_declined() may still be about
-	 * to run it; RCU-tasks waits for every task to pass a voluntary
-	 * context switch, which it cannot do in there.
-	 */
-	synchronize_rcu_tasks();
 	svmtune_kfd_attach_flush();
 	svmtune_kfd_faults_reset();
 	svmtune_kfd_nodes_reset();
@@ -1884,6 +2132,17 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 			snprintf(why, len, "%s has no %s: built without CONFIG_HSA_AMD_SVM, or not the KFD svmtune_kfd was built for",
 				 amdgpu->name, hook->symbol);
 			return -ENOENT;
+		}
+		if (hook->caller) {
+			unsigned long size = 0;
+
+			hook->caller_start = svmtune_kfd_lookup(amdgpu, hook->caller, &size);
+			hook->caller_end = hook->caller_start + size;
+			if (!hook->caller_start || !size) {
+				snprintf(why, len, "%s has no %s (the caller of %s): not the KFD svmtune_kfd was built for",
+					 amdgpu->name, hook->caller, hook->symbol);
+				return -ENOENT;
+			}
 		}
 	}
 
@@ -1949,13 +2208,15 @@ ssize_t svmtune_kfd_hooks_show(char *buf)
 	ssize_t n = 0;
 
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++)
-		n += sysfs_emit_at(buf, n, "%s %s%s%s calls %llu missed %lu\n",
+		n += sysfs_emit_at(buf, n, "%s %s%s%s calls %llu missed %lu%s%s\n",
 				   hook->symbol,
 				   hook->ops_on || hook->krp_on ? "on" : "off",
-				   hook->entry ? (hook->ipmodify ? " ftrace-ipmodify" : " ftrace") : "",
+				   hook->entry ? " ftrace" : "",
 				   hook->kret_exit ? " kretprobe" : "",
 				   (unsigned long long)atomic64_read(&hook->calls),
-				   hook->krp_on ? (unsigned long)hook->krp.nmissed : 0UL);
+				   hook->krp_on ? (unsigned long)hook->krp.nmissed : 0UL,
+				   hook->caller ? " caller " : "",
+				   hook->caller ? hook->caller : "");
 	n += sysfs_emit_at(buf, n, "amdgpu_vm_update_ptes %s tracepoint\n",
 			   svmtune_kfd_tp_on ? "on" : "off");
 	return n;

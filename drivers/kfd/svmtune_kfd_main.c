@@ -6,7 +6,11 @@
  * and detaches when either module goes.
  *
  * Locking: svmtune_kfd_lock serialises attach, detach and the sysfs
- * readers of the state. The module notifier runs for amdgpu's LIVE (attach)
+ * readers of the state. A hook that finds amdgpu behaving otherwise than
+ * the KFD sources say (svmtune_kfd_refuse()) runs in atomic context under
+ * KFD's locks: it records why under svmtune_kfd_refuse_lock, a spinlock
+ * taken inside nothing else, and a work item detaches under
+ * svmtune_kfd_lock. The module notifier runs for amdgpu's LIVE (attach)
  * and GOING (detach) transitions under it; amdgpu's exit has already run at
  * GOING, but its text is still there until the notifier chain returns, so
  * detaching there leaves no hook pointing at freed text. svmtune_kfd holds
@@ -18,7 +22,9 @@
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/sysfs.h>
+#include <linux/workqueue.h>
 #include <generated/utsrelease.h>
 
 #include "svmtune_kfd_compat.h"
@@ -97,8 +103,100 @@ MODULE_PARM_DESC(
 
 static void svmtune_kfd_set_state(enum svmtune_kfd_state state, const char *why)
 {
+	lockdep_assert_held(&svmtune_kfd_lock);
 	svmtune_kfd_state = state;
 	strscpy(svmtune_kfd_reason, why, sizeof(svmtune_kfd_reason));
+}
+
+/*
+ * Refusal at run time. The build check (svmtune_kfd_same_build()) and the
+ * symbol lookups cannot see everything: a KFD whose process structure is
+ * laid out otherwise, or an amdgpu compiled so that a fault path calls an
+ * inlined or cloned copy of a hooked function while the symbol still
+ * exists, is found only by watching it run (the checks in
+ * svmtune_kfd_hooks.c). The hook that finds it calls svmtune_kfd_refuse():
+ * from then on no hook acts (svmtune_kfd_refusing()), and a work item
+ * removes the hooks and says why in the state and reason files. The
+ * refusal holds until amdgpu is loaded again or svmtune_kfd is reloaded.
+ *
+ * @svmtune_kfd_generation counts attach attempts (under svmtune_kfd_lock):
+ * a refusal belongs to the attach it was found in, and a work item left
+ * from an earlier one (amdgpu unloaded and loaded meanwhile) does nothing.
+ */
+static DEFINE_SPINLOCK(svmtune_kfd_refuse_lock);
+static bool svmtune_kfd_refused;
+static unsigned long svmtune_kfd_refuse_gen;
+static char svmtune_kfd_refuse_why[sizeof(svmtune_kfd_reason)];
+static unsigned long svmtune_kfd_generation;
+
+static void svmtune_kfd_refuse_worker(struct work_struct *work);
+static DECLARE_WORK(svmtune_kfd_refuse_work, svmtune_kfd_refuse_worker);
+
+/**
+ * svmtune_kfd_refusing() - whether a run-time check failed
+ *
+ * Every hook that changes what KFD does asks first. Any context.
+ *
+ * Return: true once svmtune_kfd_refuse() was called in this attach.
+ */
+bool svmtune_kfd_refusing(void)
+{
+	return READ_ONCE(svmtune_kfd_refused);
+}
+
+/**
+ * svmtune_kfd_refuse() - stop acting: amdgpu is not what it was built for
+ * @fmt: why, printf-style
+ *
+ * Any context but NMI (hooks run with preemption disabled, under KFD's
+ * locks). The first reason of an attach is kept.
+ */
+void svmtune_kfd_refuse(const char *fmt, ...)
+{
+	unsigned long flags;
+	va_list args;
+
+	spin_lock_irqsave(&svmtune_kfd_refuse_lock, flags);
+	if (!svmtune_kfd_refused) {
+		va_start(args, fmt);
+		vsnprintf(svmtune_kfd_refuse_why, sizeof(svmtune_kfd_refuse_why),
+			  fmt, args);
+		va_end(args);
+		svmtune_kfd_refuse_gen = READ_ONCE(svmtune_kfd_generation);
+		WRITE_ONCE(svmtune_kfd_refused, true);
+		schedule_work(&svmtune_kfd_refuse_work);
+	}
+	spin_unlock_irqrestore(&svmtune_kfd_refuse_lock, flags);
+}
+
+/* A new attach: nothing refused in it yet. */
+static void svmtune_kfd_refuse_reset(void)
+{
+	lockdep_assert_held(&svmtune_kfd_lock);
+	spin_lock_irq(&svmtune_kfd_refuse_lock);
+	WRITE_ONCE(svmtune_kfd_generation, svmtune_kfd_generation + 1);
+	WRITE_ONCE(svmtune_kfd_refused, false);
+	spin_unlock_irq(&svmtune_kfd_refuse_lock);
+}
+
+static void svmtune_kfd_refuse_worker(struct work_struct *work)
+{
+	char why[sizeof(svmtune_kfd_reason)];
+	bool current_attach;
+
+	mutex_lock(&svmtune_kfd_lock);
+	spin_lock_irq(&svmtune_kfd_refuse_lock);
+	current_attach = svmtune_kfd_refused &&
+			 svmtune_kfd_refuse_gen == svmtune_kfd_generation;
+	strscpy(why, svmtune_kfd_refuse_why, sizeof(why));
+	spin_unlock_irq(&svmtune_kfd_refuse_lock);
+	if (current_attach && svmtune_kfd_state == SVMTUNE_KFD_ATTACHED) {
+		svmtune_kfd_hooks_detach();
+		svmtune_kfd_amdgpu = NULL;
+		svmtune_kfd_set_state(SVMTUNE_KFD_REFUSED, why);
+		pr_warn("detached, amdgpu's KFD left to itself: %s\n", why);
+	}
+	mutex_unlock(&svmtune_kfd_lock);
 }
 
 static bool svmtune_kfd_is_amdgpu(struct module *mod)
@@ -179,6 +277,7 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 		goto refused;
 	}
 
+	svmtune_kfd_refuse_reset();
 	ret = svmtune_kfd_hooks_attach(amdgpu, why, sizeof(why));
 	if (ret) {
 		if (ret == -ENOENT)
@@ -577,6 +676,8 @@ static void __exit svmtune_kfd_exit(void)
 	svmtune_kfd_detach("svmtune_kfd is unloading");
 	mutex_unlock(&svmtune_kfd_lock);
 	unregister_module_notifier(&svmtune_kfd_module_nb);
+	/* No hook is left to refuse again; a pending refusal finds it detached. */
+	cancel_work_sync(&svmtune_kfd_refuse_work);
 	sysfs_remove_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
 	kobject_put(svmtune_kfd_kobj);
 }

@@ -91,10 +91,12 @@ gcov)
 	# gcov's counters of KFD's two files (the test bed compiles them with
 	# GCOV_PROFILE; debugfs keeps them across unloads), base64 on one line
 	# each, for tools/kfd-gcov on the host to read against the .gcno files.
+	# The test bed's own, in kfd_testbed/ (the build of it with other
+	# flags, .kfdbed-clone/, has counters of its own).
 	g=/sys/kernel/debug/gcov
 	[ -d $g ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	for f in kfdbed_kfd_svm kfdbed_kfd_migrate; do
-		gcda=$(find $g -name "$f.gcda" 2>/dev/null | head -n 1)
+		gcda=$(find $g -path "*/kfd_testbed/$f.gcda" 2>/dev/null | head -n 1)
 		if [ -n "$gcda" ]; then
 			echo "kfd-gcda $f $(base64 -w 0 "$gcda")"
 		else

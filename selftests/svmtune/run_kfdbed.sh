@@ -502,12 +502,116 @@ svmtune_phase reclaim svmtune_kfd
 #            and with the flag, and amdgpu's fallback when no run is free.
 svmtune_phase contig svmtune_kfd
 
+# 5d. svmtune_kfd's run-time checks, where its build check (the
+#     srcversion) cannot tell an amdgpu other than the one it was built for:
+#     told each test bed's srcversion, it attaches, and must find out as
+#     KFD runs. The test bed as built: no check fails. A process whose mm
+#     is not where svmtune_kfd reads it when svm_range_list_init() returns,
+#     a KFD whose default granularity is not amdgpu's parameter, kfd_svm.c
+#     built so that GPU faults call a clone of svm_range_new(): refused,
+#     with the reason, no hook left, KFD alone serving (kfdbed_test layout).
+layout_phase() { # NAME EXPECT BED PARAMS...
+	name=layout-$1 expect=$2 b=$3
+	shift 3
+	if ! insmod "$b" num_gpus=1 vram_mb=64 "$@"; then
+		fail "$name:load" "insmod of the KFD test bed ($*) failed"
+		return
+	fi
+	if modprobe svmtune_kfd amdgpu_srcversion="$(modinfo -F srcversion "$b")" &&
+	   [ "$(cat /sys/kernel/svmtune/kfd/state)" = attached ]; then
+		"$test" layout "$expect" >/tmp/kfdbed.out 2>&1
+		results "$name" /tmp/kfdbed.out $?
+	else
+		fail "$name:load" "svmtune_kfd did not attach: $(cat /sys/kernel/svmtune/kfd/reason 2>&1)"
+	fi
+	rmmod amdgpu || fail "$name:unload" "rmmod of the KFD test bed failed"
+	unload_svmtune
+}
+layout_phase built-for none "$bed"
+layout_phase late-mm "process has mm" "$bed" late_mm=1
+layout_phase granularity svm_default_granularity "$bed" granularity_skew=1
+clones=$dir/kfd_testbed_clone/clones.txt
+if grep -qx svm_range_new "$clones" && grep -q '^svm_range_new\.constprop' "$clones"; then
+	layout_phase clone "svm_range_new()" "$dir/kfd_testbed_clone/amdgpu.ko"
+else
+	fail layout-clone:premise "GCC gave kfd_svm.c no clone of svm_range_new beside it ($(tr '\n' ' ' <"$clones")): not the compiler the test was written for (Debian 12's GCC 12)"
+fi
+
+# 5f. MI300A APUs (apu=1): KFD keeps every page in system memory, so
+#     svmtune's GPU-fault decisions never apply; svmtune_kfd says so per
+#     node and in in_effect (kfdbed_test apu).
+if load_bed --untraced apu num_gpus=1 vram_mb=64 apu=1; then
+	if modprobe svmtune_kfd; then
+		"$test" apu >/tmp/kfdbed.out 2>&1
+		results apu /tmp/kfdbed.out $?
+	else
+		fail apu:load "modprobe svmtune_kfd failed"
+	fi
+	unload_bed apu
+	unload_svmtune
+fi
+
+# 5e. A livepatch of a function svmtune_kfd hooks (svm_migrate_to_vram(),
+#     the one whose hook declines migrations) beside svmtune_kfd: no hook
+#     takes ftrace's one IPMODIFY place per function, so the livepatch
+#     loads while svmtune_kfd is attached, runs in the function's place
+#     while svmtune_kfd keeps deciding (kfdbed_test layout none: faults
+#     seen, data intact), and svmtune_kfd attaches while it is loaded.
+lp=$dir/kfd_testbed/kfdbed_livepatch.ko
+lpdir=/sys/kernel/livepatch/kfdbed_livepatch
+lp_settled() { # the patch's transition is over (every task on one side)
+	i=0
+	while [ "$(cat $lpdir/transition 2>/dev/null)" != 0 ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(cat $lpdir/transition 2>/dev/null)" = 0 ]
+}
+lp_remove() { # disable: once every task is off it, the patch (and its directory) goes
+	echo 0 >$lpdir/enabled
+	i=0
+	while [ -d $lpdir ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ ! -d $lpdir ] && rmmod kfdbed_livepatch ||
+		fail livepatch:remove "the livepatch did not go: $(cat $lpdir/transition 2>&1)"
+}
+if load_bed --untraced livepatch num_gpus=1 vram_mb=64; then
+	if modprobe svmtune_kfd && err=$(insmod "$lp" 2>&1) && lp_settled; then
+		echo "svmtune-test PASS kfdbed:livepatch:01 a livepatch of svm_migrate_to_vram loads while svmtune_kfd is attached (state $(cat /sys/kernel/svmtune/kfd/state))"
+		"$test" layout none >/tmp/kfdbed.out 2>&1
+		results livepatch-run /tmp/kfdbed.out $?
+		calls=$(cat /sys/module/kfdbed_livepatch/parameters/calls)
+		if [ "${calls:-0}" -gt 0 ]; then
+			echo "svmtune-test PASS kfdbed:livepatch:02 the livepatch ran in svm_migrate_to_vram's place ($calls calls) under svmtune_kfd's hooks"
+		else
+			fail livepatch:02 "the livepatch never ran (${calls:-no} calls)"
+		fi
+		lp_remove
+	else
+		fail livepatch:01 "svmtune_kfd attached, the livepatch refused: ${err:-transition not over}"
+		fail livepatch:02 "not run"
+		[ -d /sys/module/kfdbed_livepatch ] && lp_remove
+	fi
+	unload_svmtune
+	if insmod "$lp" && lp_settled && modprobe svmtune_kfd &&
+	   [ "$(cat /sys/kernel/svmtune/kfd/state)" = attached ]; then
+		echo "svmtune-test PASS kfdbed:livepatch:03 svmtune_kfd attaches while the livepatch is loaded"
+	else
+		fail livepatch:03 "state '$(cat /sys/kernel/svmtune/kfd/state 2>&1)': $(cat /sys/kernel/svmtune/kfd/reason 2>&1)"
+	fi
+	unload_svmtune
+	[ -d /sys/module/kfdbed_livepatch ] && lp_remove
+	unload_bed livepatch
+fi
+
 # 5c. Bad input to the test bed itself: module parameters out of range
 #     refuse the load (EINVAL, nothing left loaded), and its ioctls refuse
 #     bad fields with their errno (kfdbed_test badinput).
 for params in "num_gpus=0" "num_gpus=5" "vram_mb=15" "vram_mb=4097" \
 	"vram_mb=17" "num_gpus=1 xgmi_hive=1,1" "num_gpus=2 xgmi_hive=5" \
-	"retry_cam=2" "retry_cam=maybe"; do
+	"retry_cam=2" "retry_cam=maybe" "granularity_skew=28"; do
 	name=$(echo "$params" | tr ' =,' '-__')
 	err=$(insmod "$bed" $params 2>&1)
 	if [ $? -ne 0 ] && echo "$err" | grep -q "Invalid argument" &&

@@ -24,12 +24,34 @@
 #include "kfdbed.h"
 #include "kfd_smi_events.h"
 
-/* amdgpu's module parameters that KFD's SVM code reads. */
+/*
+ * amdgpu's module parameters that KFD's SVM code reads. KFD reads
+ * svm_default_granularity once per process, in svm_range_list_init(); the
+ * test bed gives it the parameter's value just before (plus
+ * granularity_skew, 0 but in the test of svmtune_kfd's run-time checks),
+ * so KFD sees what it sees in amdgpu, which has one variable for both.
+ */
 uint amdgpu_svm_default_granularity = 9;
-module_param_named(svm_default_granularity, amdgpu_svm_default_granularity,
+static uint kfdbed_svm_default_granularity = 9;
+module_param_named(svm_default_granularity, kfdbed_svm_default_granularity,
 		   uint, 0644);
 MODULE_PARM_DESC(svm_default_granularity,
 		 "SVM default granularity, log2 pages (default 9 = 2 MiB)");
+
+/*
+ * Two ways of being an amdgpu other than the one svmtune_kfd was built
+ * for, as its run-time checks must find them (run_kfdbed.sh, "layout"):
+ * a process whose mm is not where svmtune_kfd reads it when
+ * svm_range_list_init() returns (set after it), and a KFD whose default
+ * granularity is not amdgpu's svm_default_granularity parameter.
+ */
+static bool late_mm;
+module_param(late_mm, bool, 0444);
+MODULE_PARM_DESC(late_mm, "Test only: mm set after svm_range_list_init()");
+static uint granularity_skew;
+module_param(granularity_skew, uint, 0444);
+MODULE_PARM_DESC(granularity_skew,
+		 "Test only: KFD's granularity is parameter + this (0-27)");
 int amdgpu_mtype_local;
 module_param_named(mtype_local, amdgpu_mtype_local, int, 0444);
 MODULE_PARM_DESC(mtype_local,
@@ -230,7 +252,7 @@ static struct kfdbed_process *kfdbed_process_create(void)
 
 	kref_init(&p->ref);
 	mutex_init(&p->mutex);
-	p->mm = current->mm;
+	p->mm = late_mm ? NULL : current->mm;
 	p->lead_thread = get_task_struct(current->group_leader);
 	INIT_LIST_HEAD(&p->pqm.queues);
 	p->kgd_process_info = &kp->info;
@@ -264,7 +286,10 @@ static struct kfdbed_process *kfdbed_process_create(void)
 		atomic64_set(&pdd->vram_usage, 0);
 		p->pdds[p->n_pdds++] = pdd;
 	}
+	amdgpu_svm_default_granularity =
+		READ_ONCE(kfdbed_svm_default_granularity) + granularity_skew;
 	svm_range_list_init(p);
+	p->mm = current->mm;
 
 	spin_lock(&kfdbed_process_lock);
 	list_add(&kp->list, &kfdbed_processes);
@@ -886,6 +911,9 @@ int kfdbed_kfd_init(void)
 {
 	int r;
 
+	/* KFD caps the granularity at 0x1b: a larger skew tests nothing more. */
+	if (granularity_skew > 0x1b)
+		return -EINVAL;
 	kfdbed_process_wq = alloc_workqueue("kfdbed_process", WQ_UNBOUND, 0);
 	if (!kfdbed_process_wq)
 		return -ENOMEM;

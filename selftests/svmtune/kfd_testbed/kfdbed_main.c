@@ -81,7 +81,8 @@
  * sources and CONFIG_HSA_AMD_SVM). Load: modprobe ttm drm_exec first (the
  * module needs TTM and drm_exec, as amdgpu does), then insmod amdgpu.ko
  * [num_gpus=1-4] [vram_mb=16-4096] [xgmi_hive=H0,H1,...] [xnack=0|1]
- * [svm_default_granularity=N].
+ * [svm_default_granularity=N] [apu=0|1], and for the test of svmtune_kfd's run-time
+ * checks only [late_mm=1] [granularity_skew=1-27] (kfdbed_kfd.c).
  * kfdbed_test.c exercises it; its header says how to run it in the test VM.
  */
 #include <linux/dma-mapping.h>
@@ -111,6 +112,21 @@ module_param_array(xgmi_hive, uint, &xgmi_hive_count, 0444);
 MODULE_PARM_DESC(
 	xgmi_hive,
 	"xGMI hive of each GPU: 0 for none, 1-4 for a hive (default: none)");
+
+/*
+ * MI300A: the GPU is an APU (AMD_IS_APU, GFX 9.4.3) whose memory is the
+ * system memory it shares with the CPUs. KFD then makes no device memory
+ * (kgd2kfd_init_zone_device() returns at once) and restores every GPU
+ * fault to system memory (svm_range_best_restore_location() gives 0), so
+ * no page ever migrates. The emulated VRAM stays for amdgpu's own BOs
+ * (page tables), as the APU's carve-out holds them; KFD reports the
+ * node's local memory as that carve-out, amdgpu_amdkfd_get_local_mem_info()
+ * of an APU without an app APU's GTT preference.
+ */
+static bool apu;
+module_param(apu, bool, 0444);
+MODULE_PARM_DESC(apu,
+		 "Emulate MI300A APUs instead of MI250X dGPUs (default off)");
 
 /* The hives, by number; GPUs of hive h point to kfdbed_hives[h]. */
 static struct amdgpu_hive_info *kfdbed_hives[KFDBED_MAX_GPUS + 1];
@@ -312,7 +328,7 @@ static int kfdbed_gpu_create(unsigned int index)
 	pdev->dev.coherent_dma_mask = DMA_BIT_MASK(64);
 	pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
 	pdev->vendor = PCI_VENDOR_ID_ATI;
-	pdev->device = 0x740c; /* an Aldebaran (MI250X) id */
+	pdev->device = apu ? 0x74a0 : 0x740c; /* MI300A, MI250X (Aldebaran) */
 	r = dev_set_name(&pdev->dev, "kfdbed%u", index);
 	if (r)
 		goto out_destroy;
@@ -346,9 +362,15 @@ static int kfdbed_gpu_create(unsigned int index)
 
 	adev->dev = &pdev->dev;
 	adev->pdev = pdev;
-	adev->asic_type = CHIP_ALDEBARAN;
-	adev->flags = 0; /* a dGPU */
-	adev->ip_versions[GC_HWIP][0] = IP_VERSION(9, 4, 2);
+	if (apu) {
+		adev->asic_type = CHIP_IP_DISCOVERY;
+		adev->flags = AMD_IS_APU;
+		adev->ip_versions[GC_HWIP][0] = IP_VERSION(9, 4, 3);
+	} else {
+		adev->asic_type = CHIP_ALDEBARAN;
+		adev->flags = 0; /* a dGPU */
+		adev->ip_versions[GC_HWIP][0] = IP_VERSION(9, 4, 2);
+	}
 	adev->gmc.real_vram_size = gpu->vram_size;
 	adev->gmc.mc_vram_size = gpu->vram_size;
 	adev->gmc.visible_vram_size = 0; /* no CPU access to VRAM */
@@ -398,8 +420,9 @@ static int kfdbed_gpu_create(unsigned int index)
 
 	dev_info(
 		adev->dev,
-		"emulated GPU %u: gpu_id 0x%x, %u MiB VRAM, GFX 9.4.2, XNACK, xGMI hive %u\n",
+		"emulated GPU %u: gpu_id 0x%x, %u MiB VRAM, %s, XNACK, xGMI hive %u\n",
 		index, gpu->node->id, vram_mb,
+		apu ? "GFX 9.4.3 APU" : "GFX 9.4.2",
 		index < xgmi_hive_count ? xgmi_hive[index] : 0);
 	return 0;
 

@@ -3343,6 +3343,208 @@ static int ranges_test(void)
 	return kfdbed_fails != 0;
 }
 
+/* /sys/kernel/svmtune/kfd/@name's first line in @buf, newline cut; 0 or -1. */
+static int kfd_file(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/kfd/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Hooks svmtune_kfd has on, from its hooks file; -1 if unreadable. */
+static int kfd_hooks_on(void)
+{
+	FILE *f = fopen("/sys/kernel/svmtune/kfd/hooks", "r");
+	char line[256];
+	int on = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " on "))
+			on++;
+	fclose(f);
+	return on;
+}
+
+#define LAYOUT_BUF (8UL << 20)
+
+/*
+ * "kfdbed_test layout EXPECT", svmtune_kfd loaded and attached first: the
+ * process opens /dev/kfd, writes 8 MiB of memory it never registered with
+ * KFD, GPU 0 reads it and writes it back changed (KFD creates the ranges
+ * at the GPU faults, migrates them to VRAM and maps them), and the CPU
+ * reads every word (CPU faults bring the pages back). EXPECT "none": the
+ * test bed is the amdgpu svmtune_kfd was built for, and it stays attached.
+ * Else run_kfdbed.sh loaded a test bed built or set up otherwise (a
+ * struct or a parameter not as svmtune_kfd reads them, or kfd_svm.c built
+ * so that a hooked function has a clone the fault path calls): svmtune_kfd
+ * must find it as the amdgpu runs and refuse, with EXPECT in its reason
+ * and no hook left on, while KFD alone keeps the data intact.
+ */
+static int layout_test(const char *expect)
+{
+	const int none = !strcmp(expect, "none");
+	const size_t n = LAYOUT_BUF / 4;
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	long long faults0 = kfd_stat("gpu_faults"), faults1;
+	struct kfdbed_access_args a;
+	char state[64] = "", reason[512] = "";
+	uint32_t gpu, *buf, *host;
+	size_t i, bad = 0;
+	int r, tries;
+
+	CHECK(kfd >= 0 && bed >= 0 && faults0 >= 0,
+	      "layout: open /dev/kfd and /dev/kfdbed, svmtune_kfd loaded");
+	if (kfd < 0 || bed < 0 || faults0 < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	buf = mmap(NULL, LAYOUT_BUF, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(LAYOUT_BUF);
+	if (buf == MAP_FAILED || !host)
+		return 1;
+	for (i = 0; i < n; i++)
+		buf[i] = pattern(i, 0x1a9);
+	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 0, &a);
+	CHECK(!r && check_pattern(host, n, 0x1a9),
+	      "layout: GPU 0 reads 8 MiB that no KFD range covered (%u faults)",
+	      a.faults);
+	for (i = 0; i < n; i++)
+		host[i] = pattern(i, 0x1aa);
+	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 1, &a);
+	for (i = 0; i < n; i++)
+		bad += buf[i] != pattern(i, 0x1aa);
+	CHECK(!r && !bad,
+	      "layout: GPU 0 writes them, the CPU reads every word back (%zu wrong)",
+	      bad);
+
+	/* A refusal detaches from a work item: give it a moment. */
+	for (tries = 0; tries < 100; tries++) {
+		if (kfd_file("state", state, sizeof(state)))
+			break;
+		if (!none && strcmp(state, "attached"))
+			break;
+		usleep(20000);
+	}
+	kfd_file("reason", reason, sizeof(reason));
+	if (none) {
+		CHECK(!strcmp(state, "attached") &&
+			      kfd_stat("gpu_faults") > faults0,
+		      "layout: built for this amdgpu, svmtune_kfd stays attached and saw the faults (state '%s' %s)",
+		      state, reason);
+		return kfdbed_fails != 0;
+	}
+	CHECK(!strcmp(state, "refused") && strstr(reason, expect),
+	      "layout: svmtune_kfd refused this amdgpu at run time, naming %s (state '%s': %s)",
+	      expect, state, reason);
+	CHECK(kfd_hooks_on() == 0, "layout: no hook left on (%d)",
+	      kfd_hooks_on());
+	faults1 = kfd_stat("gpu_faults");
+	for (i = 0; i < n; i++)
+		buf[i] = pattern(i, 0x1ab);
+	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 0, &a);
+	CHECK(!r && check_pattern(host, n, 0x1ab) &&
+		      kfd_stat("gpu_faults") == faults1,
+	      "layout: KFD alone serves the next faults, data intact (%u faults, none seen by svmtune_kfd)",
+	      a.faults);
+	return kfdbed_fails != 0;
+}
+
+/* The line of /sys/kernel/svmtune/kfd/@name holding @a and @b, in @line. */
+static int kfd_file_line(const char *name, const char *a, const char *b,
+			 char *line, size_t len)
+{
+	char path[128];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/svmtune/kfd/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, len, f))
+		found = strstr(line, a) && strstr(line, b);
+	fclose(f);
+	if (found)
+		line[strcspn(line, "\n")] = '\0';
+	return found;
+}
+
+/*
+ * "kfdbed_test apu", on a test bed of MI300A APUs (apu=1) with
+ * svmtune_kfd loaded: KFD keeps every page of an APU in system memory
+ * (best restore location 0), so svmtune's GPU-fault decisions never apply
+ * there, and svmtune_kfd says so per node (nodes: gpu_fault_decisions no)
+ * and in in_effect, instead of claiming its GPU-fault window in effect.
+ * GPU 0 reads and writes 8 MiB it never registered, the CPU checks it.
+ */
+static int apu_test(void)
+{
+	const size_t n = LAYOUT_BUF / 4;
+	int kfd = open("/dev/kfd", O_RDWR), bed = open("/dev/kfdbed", O_RDWR);
+	long long faults0 = kfd_stat("gpu_faults");
+	long long decisions0 = kfd_stat("decisions");
+	long long vram0 = kfd_stat("to_vram_pages");
+	struct kfdbed_access_args a;
+	uint32_t gpu, *buf, *host;
+	char line[256], id[32];
+	size_t i, bad = 0;
+	int r;
+
+	CHECK(kfd >= 0 && bed >= 0 && faults0 >= 0,
+	      "apu: open /dev/kfd and /dev/kfdbed, svmtune_kfd loaded");
+	if (kfd < 0 || bed < 0 || faults0 < 0)
+		return 1;
+	gpu = stats(bed).gpu_id;
+	buf = mmap(NULL, LAYOUT_BUF, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	host = malloc(LAYOUT_BUF);
+	if (buf == MAP_FAILED || !host)
+		return 1;
+	for (i = 0; i < n; i++)
+		buf[i] = pattern(i, 0xa9a);
+	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 0, &a);
+	CHECK(!r && check_pattern(host, n, 0xa9a) && !a.vram_pages &&
+		      a.sys_pages == n / 1024,
+	      "apu: GPU 0 reads 8 MiB, all of it in system memory (%llu pages in VRAM, %llu in system memory, %u faults)",
+	      (unsigned long long)a.vram_pages, (unsigned long long)a.sys_pages,
+	      a.faults);
+	for (i = 0; i < n; i++)
+		host[i] = pattern(i, 0xa9b);
+	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 1, &a);
+	for (i = 0; i < n; i++)
+		bad += buf[i] != pattern(i, 0xa9b);
+	CHECK(!r && !bad && !a.vram_pages,
+	      "apu: GPU 0 writes them in system memory, the CPU reads every word back (%zu wrong)",
+	      bad);
+	CHECK(kfd_stat("gpu_faults") > faults0 &&
+		      kfd_stat("decisions") == decisions0 &&
+		      kfd_stat("to_vram_pages") == vram0,
+	      "apu: svmtune_kfd saw %lld GPU faults, decided none, moved no page to VRAM",
+	      kfd_stat("gpu_faults") - faults0);
+	snprintf(id, sizeof(id), "gpu_id %u ", gpu);
+	CHECK(kfd_file_line("nodes", id, "gpu_fault_decisions no", line,
+			    sizeof(line)),
+	      "apu: nodes says GPU-fault decisions do not apply on the APU: %s",
+	      line);
+	CHECK(kfd_file_line("in_effect", "gpu_fault_window", "not on APU nodes",
+			    line, sizeof(line)),
+	      "apu: in_effect says so for the GPU-fault window: %s", line);
+	return kfdbed_fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfd_ioctl_get_version_args ver = { 0 };
@@ -3361,6 +3563,10 @@ int main(int argc, char **argv)
 		return memcg_test();
 	if (argc > 1 && !strcmp(argv[1], "window"))
 		return window_test();
+	if (argc > 1 && !strcmp(argv[1], "apu"))
+		return apu_test();
+	if (argc > 2 && !strcmp(argv[1], "layout"))
+		return layout_test(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "ranges"))
 		return ranges_test();
 	if (argc > 1 && !strcmp(argv[1], "policy"))
