@@ -230,7 +230,7 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 	struct svmtune_block *blk, *found = NULL;
 	unsigned int scanned = 0;
 
-	if (!READ_ONCE(svmtune_evict_when_full))
+	if (!READ_ONCE(svmtune_params.evict_when_full))
 		return false;
 	spin_lock(&dev->lru_lock);
 	/*

@@ -220,3 +220,16 @@ void svmtune_device_counters_sum(u64 *counters)
 		svmtune_device_stats_add(dev, counters, NULL);
 	mutex_unlock(&svmtune_devices_lock);
 }
+
+void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
+		   u64 *range_counters, enum svmtune_counter c, u64 n)
+{
+	if (!n)
+		return;
+	if (dev)
+		this_cpu_add(dev->stats->counters[c], n);
+	if (mm_counters)
+		mm_counters[c] += n;
+	if (range_counters)
+		range_counters[c] += n;
+}

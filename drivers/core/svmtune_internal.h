@@ -296,12 +296,56 @@ void svmtune_block_pin_schedule(u64 until_ns);
 void svmtune_unpin_stop(void);
 unsigned long svmtune_block_count(void);
 
-/* svmtune_policy.c */
-extern unsigned int svmtune_granularity;
-extern bool svmtune_adaptive;
-extern unsigned int svmtune_adaptive_min;
-extern unsigned int svmtune_adaptive_max;
+/* svmtune_params.c */
+
+/**
+ * struct svmtune_params - the global knobs (/sys/kernel/svmtune/)
+ * @granularity: fixed window, log2 bytes
+ * @adaptive: the adaptive policy instead of @granularity
+ * @adaptive_min: smallest adaptive window, log2 bytes
+ * @adaptive_max: largest adaptive window, log2 bytes
+ * @thrashing: enum svmtune_thrashing_mode
+ * @thrashing_threshold: reversals in a row that make a chunk thrash
+ * @thrashing_lapse_us: a reversal counts if it follows the last within this
+ * @thrashing_pin_ms: how long a chunk stays pinned
+ * @thrashing_throttle_us: how long a thrashing fault waits
+ * @thrashing_pin_threshold: throttles before a pin (0: pin at once)
+ * @prefetch_threshold: density prefetch, percent used; 0 off
+ * @evict_when_full: a full device gives up its least recently used blocks
+ * @fragment_auto: a block all on one device maps as one fragment
+ * @fragment_size: the fragment size where nothing sets one, log2 bytes
+ * @fragment_cap: the largest PTE fragment a device may map, log2 bytes
+ *
+ * Written by sysfs stores under svmtune_knob_lock, in a write section of
+ * svmtune_params_seq; read whole by every decision and every accounting
+ * (svmtune_params_get()), so a fault sees one set of values, never half of
+ * an update. A sysfs show reads one field.
+ */
+struct svmtune_params {
+	unsigned int granularity;
+	bool adaptive;
+	unsigned int adaptive_min;
+	unsigned int adaptive_max;
+	unsigned int thrashing;
+	unsigned int thrashing_threshold;
+	unsigned int thrashing_lapse_us;
+	unsigned int thrashing_pin_ms;
+	unsigned int thrashing_throttle_us;
+	unsigned int thrashing_pin_threshold;
+	unsigned int prefetch_threshold;
+	unsigned int evict_when_full;
+	unsigned int fragment_auto;
+	unsigned int fragment_size;
+	unsigned int fragment_cap;
+};
+
+extern struct svmtune_params svmtune_params;
 extern struct mutex svmtune_knob_lock;
+void svmtune_params_get(struct svmtune_params *prm);
+void svmtune_param_set(unsigned int *field, unsigned int val);
+void svmtune_param_set_bool(bool *field, bool val);
+
+/* svmtune_policy.c */
 
 /* What the svmtune_thrashing tracepoint reports. */
 #define SVMTUNE_THRASH_TRACE_DETECTED	0
@@ -317,17 +361,6 @@ enum svmtune_thrashing_mode {
 	SVMTUNE_THRASHING_THROTTLE,
 };
 
-extern unsigned int svmtune_thrashing;
-extern unsigned int svmtune_thrashing_threshold;
-extern unsigned int svmtune_thrashing_lapse_us;
-extern unsigned int svmtune_thrashing_pin_ms;
-extern unsigned int svmtune_thrashing_throttle_us;
-extern unsigned int svmtune_thrashing_pin_threshold;
-extern unsigned int svmtune_prefetch_threshold;
-extern unsigned int svmtune_evict_when_full;
-extern unsigned int svmtune_fragment_auto;
-extern unsigned int svmtune_fragment_size;
-extern unsigned int svmtune_fragment_cap;
 unsigned int svmtune_policy_fragment(const struct svmtune_policy *eff);
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
@@ -358,5 +391,57 @@ int svmtune_chardev_init(void);
 void svmtune_chardev_exit(void);
 void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out,
 			      struct svmtune_mitigations *mit);
+
+/* svmtune_policy.c */
+unsigned int svmtune_fragment_capped(const struct svmtune_policy *eff,
+				     const struct svmtune_params *prm);
+
+/* svmtune_params.c */
+bool svmtune_blocks_wanted(const struct svmtune_params *prm);
+
+/* svmtune_adaptive.c */
+void svmtune_adaptive_dense(const struct svmtune_block *blk,
+			    const struct svmtune_device *dev,
+			    unsigned long addr, unsigned long lo,
+			    unsigned long hi, struct svmtune_decision *d);
+void svmtune_adaptive_fault(const struct svmtune_device *dev,
+			    struct svmtune_mm *smm,
+			    struct svmtune_range *range,
+			    struct svmtune_block *blk, unsigned long addr,
+			    const struct svmtune_params *prm);
+unsigned int svmtune_adaptive_start(const struct svmtune_params *prm);
+unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
+			     unsigned int n);
+
+/* svmtune_thrash.c */
+bool svmtune_block_thrashing(const struct svmtune_block *blk);
+void svmtune_thrash_clip(const struct svmtune_block *blk,
+			 unsigned long addr, struct svmtune_decision *d);
+bool svmtune_thrash_fault(struct svmtune_device *dev,
+			  struct svmtune_mm *smm,
+			  struct svmtune_range *range,
+			  struct svmtune_block *blk,
+			  const struct svmtune_params *prm,
+			  const struct svmtune_fault *fault,
+			  unsigned long addr, u64 now, u64 *throttle_ns);
+void svmtune_thrash_record(struct svmtune_block *blk, bool to_system,
+			   unsigned int first, unsigned int n, u64 now,
+			   const struct svmtune_params *prm);
+
+/* svmtune_prefetch.c */
+void svmtune_fragment_clip(unsigned long addr, struct svmtune_decision *d);
+void svmtune_fragment_widen(struct svmtune_block *blk,
+			    const struct svmtune_device *dev,
+			    unsigned long addr, unsigned long lo,
+			    unsigned long hi, struct svmtune_decision *d);
+void svmtune_prefetch(struct svmtune_block *blk,
+		      const struct svmtune_device *dev,
+		      unsigned long addr, unsigned long lo,
+		      unsigned long hi, struct svmtune_decision *d,
+		      unsigned int thr);
+
+/* svmtune_device.c */
+void svmtune_count(struct svmtune_device *dev, u64 *mm_counters,
+		   u64 *range_counters, enum svmtune_counter c, u64 n);
 
 #endif /* _SVMTUNE_INTERNAL_H */

@@ -53,14 +53,14 @@ static ssize_t adaptive_min_granularity_show(struct kobject *kobj,
 					     struct kobj_attribute *attr,
 					     char *buf)
 {
-	return svmtune_emit_shift(buf, READ_ONCE(svmtune_adaptive_min));
+	return svmtune_emit_shift(buf, READ_ONCE(svmtune_params.adaptive_min));
 }
 
 static ssize_t adaptive_max_granularity_show(struct kobject *kobj,
 					     struct kobj_attribute *attr,
 					     char *buf)
 {
-	return svmtune_emit_shift(buf, READ_ONCE(svmtune_adaptive_max));
+	return svmtune_emit_shift(buf, READ_ONCE(svmtune_params.adaptive_max));
 }
 
 /* The adaptive bounds must keep min <= max: both change under one lock. */
@@ -77,12 +77,13 @@ static ssize_t svmtune_store_adaptive_bound(const char *buf, size_t count,
 	if (ret)
 		return ret;
 	mutex_lock(&svmtune_knob_lock);
-	if (is_min ? shift > svmtune_adaptive_max : shift < svmtune_adaptive_min)
+	if (is_min ? shift > svmtune_params.adaptive_max :
+		     shift < svmtune_params.adaptive_min)
 		ret = -EINVAL;
 	else if (is_min)
-		WRITE_ONCE(svmtune_adaptive_min, shift);
+		svmtune_param_set(&svmtune_params.adaptive_min, shift);
 	else
-		WRITE_ONCE(svmtune_adaptive_max, shift);
+		svmtune_param_set(&svmtune_params.adaptive_max, shift);
 	mutex_unlock(&svmtune_knob_lock);
 	return ret ?: count;
 }
@@ -108,23 +109,28 @@ static struct kobj_attribute adaptive_max_granularity_attr =
 static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%s\n", READ_ONCE(svmtune_adaptive) ? "adaptive" : "fixed");
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(svmtune_params.adaptive) ? "adaptive" : "fixed");
 }
 
 static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
+	bool adaptive;
 	int ret;
 
 	ret = svmtune_knob_write_ok(buf, count);
 	if (ret)
 		return ret;
 	if (sysfs_streq(buf, "fixed"))
-		WRITE_ONCE(svmtune_adaptive, false);
+		adaptive = false;
 	else if (sysfs_streq(buf, "adaptive"))
-		WRITE_ONCE(svmtune_adaptive, true);
+		adaptive = true;
 	else
 		return -EINVAL;
+	mutex_lock(&svmtune_knob_lock);
+	svmtune_param_set_bool(&svmtune_params.adaptive, adaptive);
+	mutex_unlock(&svmtune_knob_lock);
 	return count;
 }
 static struct kobj_attribute policy_attr = __ATTR_RW_MODE(policy, 0644);
@@ -139,7 +145,7 @@ static const char * const svmtune_thrashing_names[] = {
 static ssize_t thrashing_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
-	return sysfs_emit(buf, "%s\n", svmtune_thrashing_names[READ_ONCE(svmtune_thrashing)]);
+	return sysfs_emit(buf, "%s\n", svmtune_thrashing_names[READ_ONCE(svmtune_params.thrashing)]);
 }
 
 static ssize_t thrashing_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -153,7 +159,9 @@ static ssize_t thrashing_store(struct kobject *kobj, struct kobj_attribute *attr
 	mode = sysfs_match_string(svmtune_thrashing_names, buf);
 	if (mode < 0)
 		return -EINVAL;
-	WRITE_ONCE(svmtune_thrashing, mode);
+	mutex_lock(&svmtune_knob_lock);
+	svmtune_param_set(&svmtune_params.thrashing, mode);
+	mutex_unlock(&svmtune_knob_lock);
 	return count;
 }
 static struct kobj_attribute thrashing_attr = __ATTR_RW_MODE(thrashing, 0644);
@@ -161,7 +169,7 @@ static struct kobj_attribute thrashing_attr = __ATTR_RW_MODE(thrashing, 0644);
 /**
  * struct svmtune_uint_knob - a sysfs knob holding an unsigned number
  * @attr: the sysfs attribute
- * @val: the variable it sets
+ * @val: the field of svmtune_params it sets
  * @min: smallest value accepted
  * @max: largest value accepted
  */
@@ -194,7 +202,9 @@ static ssize_t svmtune_uint_store(struct kobject *kobj,
 		return ret;
 	if (svmtune_parse_uint(buf, knob->min, knob->max, &val))
 		return -EINVAL;
-	WRITE_ONCE(*knob->val, val);
+	mutex_lock(&svmtune_knob_lock);
+	svmtune_param_set(knob->val, val);
+	mutex_unlock(&svmtune_knob_lock);
 	return count;
 }
 
@@ -206,15 +216,15 @@ static ssize_t svmtune_uint_store(struct kobject *kobj,
 		.max = (_max),							\
 	}
 
-SVMTUNE_UINT_KNOB(thrashing_threshold, svmtune_thrashing_threshold, 1, 255);
-SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_thrashing_lapse_us, 1, USEC_PER_SEC);
-SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
+SVMTUNE_UINT_KNOB(thrashing_threshold, svmtune_params.thrashing_threshold, 1, 255);
+SVMTUNE_UINT_KNOB(thrashing_lapse_us, svmtune_params.thrashing_lapse_us, 1, USEC_PER_SEC);
+SVMTUNE_UINT_KNOB(thrashing_pin_ms, svmtune_params.thrashing_pin_ms, 1, 60 * MSEC_PER_SEC);
 /* A throttled fault sleeps with mmap_lock held for reading: at most 100 ms. */
-SVMTUNE_UINT_KNOB(thrashing_throttle_us, svmtune_thrashing_throttle_us, 1, 100 * USEC_PER_MSEC);
-SVMTUNE_UINT_KNOB(thrashing_pin_threshold, svmtune_thrashing_pin_threshold, 0, 255);
-SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_prefetch_threshold, 0, 100);
-SVMTUNE_UINT_KNOB(evict_when_full, svmtune_evict_when_full, 0, 1);
-SVMTUNE_UINT_KNOB(fragment_auto, svmtune_fragment_auto, 0, 1);
+SVMTUNE_UINT_KNOB(thrashing_throttle_us, svmtune_params.thrashing_throttle_us, 1, 100 * USEC_PER_MSEC);
+SVMTUNE_UINT_KNOB(thrashing_pin_threshold, svmtune_params.thrashing_pin_threshold, 0, 255);
+SVMTUNE_UINT_KNOB(prefetch_threshold, svmtune_params.prefetch_threshold, 0, 100);
+SVMTUNE_UINT_KNOB(evict_when_full, svmtune_params.evict_when_full, 0, 1);
+SVMTUNE_UINT_KNOB(fragment_auto, svmtune_params.fragment_auto, 0, 1);
 
 /*
  * A power-of-two size knob ("64K", "2M"), kept as log2 bytes within the
@@ -244,7 +254,9 @@ static ssize_t svmtune_size_store(struct kobject *kobj,
 		return ret;
 	if (shift < knob->min || shift > knob->max)
 		return -EINVAL;
-	WRITE_ONCE(*knob->val, shift);
+	mutex_lock(&svmtune_knob_lock);
+	svmtune_param_set(knob->val, shift);
+	mutex_unlock(&svmtune_knob_lock);
 	return count;
 }
 
@@ -256,11 +268,11 @@ static ssize_t svmtune_size_store(struct kobject *kobj,
 		.max = (_max),							\
 	}
 
-SVMTUNE_SIZE_KNOB(granularity, svmtune_granularity, SVMTUNE_GRANULARITY_MIN,
+SVMTUNE_SIZE_KNOB(granularity, svmtune_params.granularity, SVMTUNE_GRANULARITY_MIN,
 		  SVMTUNE_GRANULARITY_MAX);
-SVMTUNE_SIZE_KNOB(fragment_size, svmtune_fragment_size, SVMTUNE_FRAGMENT_MIN,
+SVMTUNE_SIZE_KNOB(fragment_size, svmtune_params.fragment_size, SVMTUNE_FRAGMENT_MIN,
 		  SVMTUNE_FRAGMENT_MAX);
-SVMTUNE_SIZE_KNOB(fragment_cap, svmtune_fragment_cap, SVMTUNE_FRAGMENT_MIN,
+SVMTUNE_SIZE_KNOB(fragment_cap, svmtune_params.fragment_cap, SVMTUNE_FRAGMENT_MIN,
 		  SVMTUNE_GRANULARITY_MAX);
 
 /* Pages mapped per PTE fragment size, all devices: "<KiB>K <pages>" lines. */

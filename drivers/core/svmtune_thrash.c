@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune core: thrashing detection and mitigation, per 64 KiB chunk of a
+ * block.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+
+#include "svmtune_internal.h"
+#include "svmtune_trace.h"
+
+/* A block with no reversal for this long starts counting afresh (the epoch). */
+#define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
+
+/*
+ * Pin @chunk of @blk on @dev's faults for at least @pin_ms from @now:
+ * they map remotely until the pin lapses (svmtune_block.c unpins).
+ */
+static void svmtune_thrash_pin(struct svmtune_device *dev,
+			       struct svmtune_mm *smm, u64 *range_counters,
+			       struct svmtune_block *blk, unsigned int chunk,
+			       u64 now, unsigned int pin_ms)
+{
+	struct svmtune_block_thrash *th = &blk->th;
+	u32 now_ms = svmtune_ms(now);
+
+	lockdep_assert_held(&smm->lock);
+	if (!th->pinned)
+		xa_set_mark(&smm->blocks, blk->base >> SVMTUNE_BLOCK_SHIFT,
+			    SVMTUNE_BLOCK_PINNED);
+	th->pinned |= BIT(chunk);
+	/* At least a full pin_ms: the deadline is in whole ms. */
+	th->pin_until_ms[chunk] = now_ms + 1 + pin_ms;
+	th->pin_dev = dev->id;
+	svmtune_count(dev, smm->counters, range_counters, SVMTUNE_CNT_PINS, 1);
+	svmtune_block_pin_schedule(now + (u64)(th->pin_until_ms[chunk] - now_ms) *
+				   NSEC_PER_MSEC);
+}
+
+/*
+ * Thrashing, per 64 KiB chunk of a 2 MiB block, after NVIDIA UVM's. A
+ * fault that reverses a recent migration of its page (a CPU fault on a
+ * page a device fault moved less than thrashing_lapse_us ago, or a device
+ * fault on a page a CPU fault took back) is an event. thrashing_threshold
+ * events in a chunk are a detection; then, as the ``thrashing`` knob says:
+ *
+ * - throttle (and remote, for its first thrashing_pin_threshold
+ *   detections): for thrashing_throttle_us, faults on the chunk, from
+ *   either side, wait before they are served, so each side gets its pages
+ *   for a while instead of a fault per access;
+ * - remote, past that: the chunk is pinned to system memory for
+ *   thrashing_pin_ms; devices map it remotely (both sides reach it there).
+ *   When the pin ends the remote mappings are torn down
+ *   (svmtune_unpin_work), so the next device access faults and may
+ *   migrate again.
+ *
+ * A quiet second (no event in the block) resets the events and throttle
+ * counts: a chunk that thrashes again after that is throttled afresh
+ * before it is pinned; one that thrashes on right after its pin ended is
+ * pinned again at its next detection.
+ *
+ * On an MI300X a reversal costs a GPU fault (tens of microseconds of
+ * service, plus KFD's 2 ms retry filter on the range) and a CPU fault,
+ * and a copy each way (64 KiB: a few microseconds over PCIe 5; 2 MiB:
+ * about 40). A throttle of 1 ms lets a side run about as long as one
+ * filter period; a remote access over PCIe costs about a microsecond a
+ * cache line, which a pin trades for the copies.
+ *
+ * Called with @smm's lock held, @mode not off and the range not opted out.
+ * Sets *@throttle_ns when the fault is to wait, and returns whether device
+ * faults on the chunk map remotely now.
+ */
+bool svmtune_thrash_fault(struct svmtune_device *dev,
+			  struct svmtune_mm *smm,
+			  struct svmtune_range *range,
+			  struct svmtune_block *blk,
+			  const struct svmtune_params *prm,
+			  const struct svmtune_fault *fault,
+			  unsigned long addr, u64 now, u64 *throttle_ns)
+{
+	u64 lapse = (u64)prm->thrashing_lapse_us * NSEC_PER_USEC;
+	unsigned int mode = prm->thrashing;
+	unsigned int page = (addr - blk->base) >> PAGE_SHIFT;
+	unsigned int chunk = page >> (SVMTUNE_THRASH_CHUNK_SHIFT - PAGE_SHIFT);
+	u64 *range_counters = range ? range->counters : NULL;
+	struct svmtune_block_thrash *th = &blk->th;
+	u32 bit = BIT(chunk), now_ms = svmtune_ms(now);
+	unsigned long cstart;
+	bool reversal, pin;
+	unsigned int what;
+
+	if (th->event_ns && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS) {
+		memset(th->events, 0, sizeof(th->events));
+		memset(th->throttles, 0, sizeof(th->throttles));
+		th->event_ns = 0;
+	}
+	if (th->throttled && now >= th->throttle_until_ns)
+		th->throttled = 0;
+	if (fault->retried)
+		goto out;
+
+	if (fault->type == SVMTUNE_FAULT_CPU)
+		reversal = test_bit(page, th->to_dev) && now - th->dev_ns <= lapse;
+	else
+		reversal = test_bit(page, th->to_sys) && now - th->sys_ns <= lapse;
+	if (!reversal)
+		goto throttle;
+	th->event_ns = now;
+	svmtune_count(dev, smm->counters, range_counters,
+		      SVMTUNE_CNT_THRASHING_EVENTS, 1);
+	if (++th->events[chunk] < prm->thrashing_threshold)
+		goto throttle;
+	th->events[chunk] = 0;
+	svmtune_count(dev, smm->counters, range_counters,
+		      SVMTUNE_CNT_THRASHING_DETECTED, 1);
+	/* A device that cannot make a fault wait skips the throttle stage. */
+	pin = mode == SVMTUNE_THRASHING_REMOTE &&
+	      (th->throttles[chunk] >= prm->thrashing_pin_threshold ||
+	       !dev->throttles);
+	what = SVMTUNE_THRASH_TRACE_DETECTED;
+	if (pin) {
+		what = SVMTUNE_THRASH_TRACE_PINNED;
+		svmtune_thrash_pin(dev, smm, range_counters, blk, chunk, now,
+				   prm->thrashing_pin_ms);
+	} else if (dev->throttles && (mode == SVMTUNE_THRASHING_REMOTE ||
+				      mode == SVMTUNE_THRASHING_THROTTLE)) {
+		what = SVMTUNE_THRASH_TRACE_THROTTLED;
+		th->throttled |= bit;
+		th->throttle_until_ns = now +
+			(u64)prm->thrashing_throttle_us * NSEC_PER_USEC;
+		if (th->throttles[chunk] < U8_MAX)
+			th->throttles[chunk]++;
+		svmtune_count(dev, smm->counters, range_counters,
+			      SVMTUNE_CNT_THROTTLES, 1);
+	}
+	cstart = blk->base + ((unsigned long)chunk << SVMTUNE_THRASH_CHUNK_SHIFT);
+	trace_svmtune_thrashing(dev, cstart,
+				cstart + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT),
+				addr, what);
+throttle:
+	if ((th->throttled & bit) && now < th->throttle_until_ns && dev->throttles)
+		*throttle_ns = th->throttle_until_ns - now;
+out:
+	return svmtune_pins_live(th, now_ms) & bit;
+}
+
+/*
+ * Remember the pages of a block a fault moved, to see a later fault
+ * reverse them: moves less than a lapse apart add up; a later one starts
+ * afresh. Called with @blk's address space's lock held.
+ */
+void svmtune_thrash_record(struct svmtune_block *blk, bool to_system,
+			   unsigned int first, unsigned int n, u64 now,
+			   const struct svmtune_params *prm)
+{
+	u64 lapse = (u64)prm->thrashing_lapse_us * NSEC_PER_USEC;
+	struct svmtune_block_thrash *th = &blk->th;
+
+	if (to_system) {
+		if (now - th->sys_ns > lapse)
+			bitmap_zero(th->to_sys, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(th->to_sys, first, n);
+		bitmap_clear(th->to_dev, first, n);
+		th->sys_ns = now;
+	} else {
+		if (now - th->dev_ns > lapse)
+			bitmap_zero(th->to_dev, SVMTUNE_BLOCK_PAGES);
+		bitmap_set(th->to_dev, first, n);
+		bitmap_clear(th->to_sys, first, n);
+		th->dev_ns = now;
+	}
+}
+
+/*
+ * A migration must not take pinned chunks along: clip @d's window, inside
+ * @blk, to the chunks around @addr's that are not pinned. (A window wider
+ * than the block can still reach pinned chunks of the blocks beside it.)
+ */
+void svmtune_thrash_clip(const struct svmtune_block *blk,
+			 unsigned long addr, struct svmtune_decision *d)
+{
+	unsigned int chunk = (addr - blk->base) >> SVMTUNE_THRASH_CHUNK_SHIFT;
+	u32 live = svmtune_pins_live(&blk->th, svmtune_ms(ktime_get_ns()));
+	u32 below = live & (BIT(chunk) - 1);
+	u32 above = chunk < SVMTUNE_THRASH_CHUNKS - 1 ?
+		    live & GENMASK(SVMTUNE_THRASH_CHUNKS - 1, chunk + 1) : 0;
+
+	if (below)
+		d->start = max(d->start, blk->base +
+			       ((unsigned long)(__fls(below) + 1) << SVMTUNE_THRASH_CHUNK_SHIFT));
+	if (above)
+		d->end = min(d->end, blk->base +
+			     ((unsigned long)__ffs(above) << SVMTUNE_THRASH_CHUNK_SHIFT));
+	d->fault_start = max(d->fault_start, d->start);
+	d->fault_end = min(d->fault_end, d->end);
+}
+
+/*
+ * Whether a block has a chunk thrashing now (a reversal in this epoch, a
+ * throttle or a pin running): no prefetch into it. By the clock, since
+ * the state is aged only by faults that track thrashing.
+ */
+bool svmtune_block_thrashing(const struct svmtune_block *blk)
+{
+	const struct svmtune_block_thrash *th = &blk->th;
+	u64 now;
+
+	if (!th->event_ns && !th->throttled && !th->pinned)
+		return false;
+	now = ktime_get_ns();
+	return (th->event_ns && now - th->event_ns <= SVMTUNE_THRASH_QUIET_NS) ||
+	       (th->throttled && now < th->throttle_until_ns) ||
+	       svmtune_pins_live(th, svmtune_ms(now));
+}
