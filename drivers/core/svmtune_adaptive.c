@@ -219,6 +219,7 @@ void svmtune_adaptive_dense(const struct svmtune_block *blk,
 	unsigned long base = ALIGN_DOWN(addr, SVMTUNE_BLOCK_SIZE);
 	unsigned long end = base + SVMTUNE_BLOCK_SIZE;
 
+	lockdep_assert_held(&blk->smm->lock);
 	if (!dev->reports_use || blk->loc != dev->id ||
 	    (d->start <= base && d->end >= end) ||
 	    svmtune_used_in(blk, 0, SVMTUNE_BLOCK_PAGES) <
@@ -251,6 +252,8 @@ unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr)
 	struct svmtune_block *blk;
 	struct svmtune_params prm;
 
+	if (smm)
+		lockdep_assert_held(&smm->lock);
 	svmtune_params_get(&prm);
 	if (!prm.adaptive)
 		return prm.granularity;

@@ -115,6 +115,7 @@ struct svmtune_block *svmtune_block_lock(struct svmtune_mm *smm,
 					 unsigned long addr, gfp_t gfp)
 	__acquires(&smm->lock)
 {
+	lockdep_assert_not_held(&smm->lock);
 	spin_lock(&smm->lock);
 	return svmtune_block_get(smm, addr, gfp);
 }
@@ -127,6 +128,7 @@ static void svmtune_block_lru_del(struct svmtune_block *blk)
 {
 	struct svmtune_device *dev = blk->lru_dev;
 
+	lockdep_assert_held(&blk->smm->lock);
 	if (!dev)
 		return;
 	spin_lock(&dev->lru_lock);
@@ -190,12 +192,14 @@ void svmtune_blocks_leave_lru(struct svmtune_mm *smm)
 #define SVMTUNE_EVICT_SCAN	64
 
 /*
- * Whether @blk, on a device's LRU (its lru_lock held), may be given up for
+ * Whether @blk, on @dev's LRU (its lru_lock held), may be given up for
  * the fault of @mm whose window is [@start, @end).
  */
-static bool svmtune_evict_ok(struct svmtune_block *blk, struct mm_struct *mm,
+static bool svmtune_evict_ok(struct svmtune_device *dev,
+			     struct svmtune_block *blk, struct mm_struct *mm,
 			     unsigned long start, unsigned long end)
 {
+	lockdep_assert_held(&dev->lru_lock);
 	return !(blk->smm->mm == mm && blk->base < end &&
 		 start < blk->base + SVMTUNE_BLOCK_SIZE);
 }
@@ -243,7 +247,7 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 			if (++scanned > SVMTUNE_EVICT_SCAN)
 				break;
 			if (!READ_ONCE(blk->used) &&
-			    svmtune_evict_ok(blk, mm, start, end) &&
+			    svmtune_evict_ok(dev, blk, mm, start, end) &&
 			    mmget_not_zero(blk->smm->mm)) {
 				found = blk;
 				break;
@@ -252,7 +256,7 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 	}
 	if (!found) {
 		list_for_each_entry(blk, &dev->lru, lru) {
-			if (svmtune_evict_ok(blk, mm, start, end) &&
+			if (svmtune_evict_ok(dev, blk, mm, start, end) &&
 			    mmget_not_zero(blk->smm->mm)) {
 				found = blk;
 				break;
@@ -429,6 +433,7 @@ static void svmtune_unpin_collect(struct svmtune_mm *smm,
 	struct svmtune_block *blk;
 	unsigned long index;
 
+	lockdep_assert_held(&smm->lock);
 	xa_for_each_marked(&smm->blocks, index, blk, SVMTUNE_BLOCK_PINNED) {
 		struct svmtune_block_thrash *th = &blk->th;
 		u32 live = svmtune_pins_live(th, pass->now_ms);

@@ -421,6 +421,7 @@ void svmtune_mm_refill_spare(struct svmtune_mm *smm)
 {
 	struct svmtune_range *range;
 
+	lockdep_assert_not_held(&smm->lock);
 	if (READ_ONCE(smm->spare))
 		return;
 	range = svmtune_range_alloc(GFP_KERNEL);

@@ -39,6 +39,7 @@ void svmtune_prefetch(struct svmtune_block *blk,
 	unsigned int ws, we, order, first, n, best_first = 0, best_n = 0;
 	DECLARE_BITMAP(dense, SVMTUNE_BLOCK_PAGES);
 
+	lockdep_assert_held(&blk->smm->lock);
 	if (!thr || d->start < base || d->end > base + SVMTUNE_BLOCK_SIZE ||
 	    d->end - d->start == SVMTUNE_BLOCK_SIZE)
 		return;
@@ -95,6 +96,7 @@ void svmtune_fragment_widen(struct svmtune_block *blk,
 	DECLARE_BITMAP(all, SVMTUNE_BLOCK_PAGES);
 	unsigned long ws, we, bs, n;
 
+	lockdep_assert_held(&blk->smm->lock);
 	if (blk->loc != dev->id || end < base || base < lo || end > hi ||
 	    (d->start <= base && d->end >= end))
 		return;

@@ -92,6 +92,7 @@ bool svmtune_thrash_fault(struct svmtune_device *dev,
 	bool reversal, pin;
 	unsigned int what;
 
+	lockdep_assert_held(&smm->lock);
 	if (th->event_ns && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS) {
 		memset(th->events, 0, sizeof(th->events));
 		memset(th->throttles, 0, sizeof(th->throttles));
@@ -159,6 +160,7 @@ void svmtune_thrash_record(struct svmtune_block *blk, bool to_system,
 	u64 lapse = (u64)prm->thrashing_lapse_us * NSEC_PER_USEC;
 	struct svmtune_block_thrash *th = &blk->th;
 
+	lockdep_assert_held(&blk->smm->lock);
 	if (to_system) {
 		if (now - th->sys_ns > lapse)
 			bitmap_zero(th->to_sys, SVMTUNE_BLOCK_PAGES);

@@ -265,6 +265,7 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 	long run = -1;
 	int ret;
 
+	mmap_assert_locked(ctx->mm);
 	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
 					MIGRATE_VMA_SELECT_SYSTEM, NULL);
 	if (ret)
@@ -336,6 +337,7 @@ long svmtune_emu_migrate_to_vram(struct svmtune_emu_ctx *ctx,
 	unsigned long addr, next;
 	long moved = 0, ret;
 
+	mmap_assert_locked(ctx->mm);
 	for (addr = start; addr < end; addr = next) {
 		next = svmtune_emu_chunk_end(addr, end);
 		ret = svmtune_emu_migrate_chunk_to_vram(ctx, vma, addr, next,
@@ -363,6 +365,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 	unsigned long moved;
 	int ret;
 
+	mmap_assert_locked(vma->vm_mm);
 	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
 					MIGRATE_VMA_SELECT_DEVICE_PRIVATE, fault_page);
 	if (ret)
@@ -396,6 +399,7 @@ long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 	unsigned long addr, next;
 	long moved = 0, ret;
 
+	mmap_assert_locked(vma->vm_mm);
 	for (addr = start; addr < end; addr = next) {
 		bool here;
 

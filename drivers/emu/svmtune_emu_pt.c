@@ -20,8 +20,10 @@ void svmtune_emu_walk_begin(struct svmtune_emu_ctx *ctx,
 }
 
 /* Called with ctx->lock held. */
-static void svmtune_emu_walk_end_locked(struct svmtune_emu_walk *walk)
+static void svmtune_emu_walk_end_locked(struct svmtune_emu_ctx *ctx,
+					struct svmtune_emu_walk *walk)
 {
+	lockdep_assert_held(&ctx->lock);
 	list_del(&walk->node);
 }
 
@@ -29,7 +31,7 @@ void svmtune_emu_walk_end(struct svmtune_emu_ctx *ctx,
 			  struct svmtune_emu_walk *walk)
 {
 	mutex_lock(&ctx->lock);
-	svmtune_emu_walk_end_locked(walk);
+	svmtune_emu_walk_end_locked(ctx, walk);
 	mutex_unlock(&ctx->lock);
 }
 
@@ -368,7 +370,7 @@ long svmtune_emu_map(struct svmtune_emu_map_req *req)
 	svmtune_emu_fragments(ctx, req->start, range.hmm_pfns, npages,
 			      req->max_frag - PAGE_SHIFT, frag);
 	ret = svmtune_emu_map_store(req, range.hmm_pfns, frag, npages, mapped);
-	svmtune_emu_walk_end_locked(&walk);
+	svmtune_emu_walk_end_locked(ctx, &walk);
 	mutex_unlock(&ctx->lock);
 	/* Only the sizes used: a 4 KiB fault maps one (a call under TCG costs). */
 	for (i = 0; i < SVMTUNE_NR_FRAGMENT_SIZES && !svmtune_emu_passthrough_window; i++)

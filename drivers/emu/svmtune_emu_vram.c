@@ -40,6 +40,7 @@ static struct page *svmtune_emu_vram_page(struct svmtune_emu_device *edev,
 /* Mark VRAM page @idx allocated. edev->lock held. */
 static void svmtune_emu_take(struct svmtune_emu_device *edev, unsigned long idx)
 {
+	lockdep_assert_held(&edev->lock);
 	__set_bit(idx, edev->used);
 	__set_bit(idx, edev->taken);
 	edev->nfree--;
@@ -183,6 +184,7 @@ static void svmtune_emu_give_back(struct svmtune_emu_device *edev,
 	unsigned long first = ALIGN_DOWN(idx, SVMTUNE_EMU_RUN_REGION);
 	unsigned long n = min(SVMTUNE_EMU_RUN_REGION, edev->npages - first);
 
+	lockdep_assert_held(&edev->lock);
 	__clear_bit(idx, edev->used);
 	edev->nfree++;
 	if (!test_bit(idx, edev->reserved)) {
@@ -216,6 +218,7 @@ void svmtune_emu_page_free(struct page *page)
 static void svmtune_emu_hint_release(struct svmtune_emu_device *edev,
 				     void *entry)
 {
+	lockdep_assert_held(&edev->lock);
 	svmtune_emu_release_run(edev, svmtune_emu_hint_run(entry),
 				1UL << (svmtune_emu_hint_frag(entry) - PAGE_SHIFT),
 				svmtune_emu_hint_gen(entry));
@@ -253,6 +256,7 @@ long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 	long run = -1;
 	u32 gen;
 
+	mmap_assert_locked(ctx->mm);
 	xa_lock(&ctx->layout);
 	entry = xa_load(&ctx->layout, index);
 	spin_lock(&edev->lock);
