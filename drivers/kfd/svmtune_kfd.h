@@ -6,6 +6,7 @@
 #define _SVMTUNE_KFD_H
 
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 #include <svmtune/backend.h>
 
@@ -60,6 +61,7 @@ extern bool svmtune_kfd_filter_per_window;
 extern bool svmtune_kfd_contiguous_vram;
 
 /* svmtune_kfd_main.c */
+extern struct mutex svmtune_kfd_lock;
 bool svmtune_kfd_refusing(void);
 __printf(1, 2) void svmtune_kfd_refuse(const char *fmt, ...);
 

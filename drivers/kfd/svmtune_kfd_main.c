@@ -51,7 +51,7 @@ static const char * const svmtune_kfd_state_names[] = {
 	[SVMTUNE_KFD_FAILED] = "failed",
 };
 
-static DEFINE_MUTEX(svmtune_kfd_lock);
+DEFINE_MUTEX(svmtune_kfd_lock);
 static enum svmtune_kfd_state svmtune_kfd_state;
 /* Set under svmtune_kfd_lock at unload: the module notifier attaches no more. */
 static bool svmtune_kfd_exiting;

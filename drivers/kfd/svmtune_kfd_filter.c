@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtune_kfd: KFD's retry-fault filter, judged per window mapped by the
+ * fault's interrupt time.
+ */
+#include "svmtune_kfd_hooks.h"
+
+/* 6.1 maps whole ranges: its own filter, per range, is all there is. */
+#if SVMTUNE_KFD_HAS_WINDOW
+/* ---- KFD's retry-fault filter: duplicates by when they were raised ---- */
+
+/*
+ * KFD 6.12 drops a GPU retry fault on a range mapped less than 2 ms
+ * before (AMDGPU_SVM_RANGE_RETRY_FAULT_PENDING against
+ * prange->validate_timestamp, in svm_range_restore_pages()), so that the
+ * faults still queued for pages it just mapped are not served twice; the
+ * GPU raises a dropped fault again until it is served. The test is on the
+ * time the fault is handled, per range. Both ends miss:
+ *  - the next window of a range: its fault is dropped too, so a range is
+ *    served about one window per 2 ms. Measured on the KFD test bed (8 MiB
+ *    read in order, TCG): at 4 KiB windows, 3906 of 5954 faults dropped.
+ *    A bound, not a measurement: if serving a fault takes much less than
+ *    2 ms (the model's assumption for hardware; the test bed under TCG is
+ *    slower), one window per 2 ms caps a stream through one range at
+ *    window / 2 ms (4 KiB: 2 MB/s, 64 KiB: 33 MB/s); the storm table of
+ *    make bench (benchmarks.rst) gives what the test bed measures;
+ *  - a duplicate that waited in the ring more than 2 ms: served again in
+ *    full (hmm_range_fault(), the map, a TLB flush; a migration's
+ *    MMU_NOTIFY_MIGRATE unmaps the window from every GPU). Under a storm of
+ *    waves the ring holds hundreds of faults: measured on the test bed
+ *    (256 waves, grid-stride read of 32 MiB), KFD served 498 of 4,101
+ *    duplicates again.
+ *
+ * With retry_filter "window" (the default) svmtune_kfd judges a fault by
+ * when it was raised. At the return of every successful
+ * svm_range_validate_and_map() it records the window mapped and, for each
+ * GPU it was mapped for, that GPU's checkpoint: the interrupt timestamp of
+ * the newest entry in its fault ring then (ring 0 with the retry CAM, IH1
+ * without; the checkpoint KFD itself takes on unmap in
+ * svm_range_unmap_from_cpu()). A fault on a page of a recorded window whose
+ * timestamp (svm_range_restore_pages()'s ts) is not after the checkpoint was
+ * raised before the map finished: a duplicate, which KFD drops (the range's
+ * timestamp set to now, however long the fault waited). A later one is new
+ * (the page was unmapped again since): KFD serves it (the timestamp
+ * cleared), as it serves a fault on a page no recorded window of the range
+ * holds (the next window of a stream, which KFD alone would drop for
+ * 2 ms). A fault on a range with no window recorded (the pool reused, or
+ * mapped before svmtune_kfd attached) is left to KFD's own test. The
+ * decision is made at the return of svm_range_from_addr(), which
+ * svm_range_restore_pages() calls just before its test, under svms->lock.
+ * Both timestamps are the IH's, so no clock is converted.
+ *
+ * Windows are kept in a pool of SVMTUNE_KFD_WINDOWS entries hashed by
+ * range, the oldest reused first. Range and device pointers are compared,
+ * never followed, so a freed range costs at worst one fault dropped (the
+ * GPU raises it again) or served again (as KFD alone would). Cost per GPU
+ * fault and per map: one spinlock and a walk of one hash bucket.
+ */
+#define SVMTUNE_KFD_WINDOWS		1024
+
+/**
+ * struct svmtune_kfd_window - a window mapped for a GPU
+ * @node: in svmtune_kfd_window_hash, by @prange, while @prange is set
+ * @prange: the range (a key only)
+ * @adev: the GPU it was mapped for (a key only)
+ * @start: its first page
+ * @last: its last page
+ * @checkpoint: the GPU's newest fault-ring timestamp when the map was done
+ */
+struct svmtune_kfd_window {
+	struct hlist_node node;
+	const struct svm_range *prange;
+	const struct amdgpu_device *adev;
+	unsigned long start;
+	unsigned long last;
+	u64 checkpoint;
+};
+
+static struct svmtune_kfd_window svmtune_kfd_windows[SVMTUNE_KFD_WINDOWS];
+static DEFINE_HASHTABLE(svmtune_kfd_window_hash, 8);
+static unsigned int svmtune_kfd_window_next;
+/* Covers the pool, the hash and svmtune_kfd_window_next. */
+static DEFINE_SPINLOCK(svmtune_kfd_window_lock);
+
+/*
+ * The interrupt timestamp of the newest entry in @adev's retry-fault ring:
+ * ring 0 with the retry CAM (faults are delegated from it to the software
+ * ring), IH1 without it, else the software ring. False when the IH cannot
+ * say (no ring, or no decode_iv_ts).
+ */
+static bool svmtune_kfd_checkpoint(struct amdgpu_device *adev, u64 *ts)
+{
+	const struct amdgpu_ih_funcs *funcs = adev->irq.ih_funcs;
+	struct amdgpu_ih_ring *ih;
+	u32 wptr;
+
+	if (!funcs || !funcs->get_wptr || !funcs->decode_iv_ts)
+		return false;
+	if (adev->irq.retry_cam_enabled)
+		ih = &adev->irq.ih;
+	else if (adev->irq.ih1.ring_size)
+		ih = &adev->irq.ih1;
+	else
+		ih = &adev->irq.ih_soft;
+	if (!ih->ring_size)
+		return false;
+	wptr = funcs->get_wptr(adev, ih);
+	*ts = funcs->decode_iv_ts(ih, wptr, -1);
+	return true;
+}
+
+static void svmtune_kfd_window_add(const struct svm_range *prange,
+				   struct amdgpu_device *adev,
+				   unsigned long start, unsigned long last)
+{
+	struct svmtune_kfd_window *w;
+	unsigned long flags;
+	u64 checkpoint;
+
+	if (!svmtune_kfd_checkpoint(adev, &checkpoint))
+		return;
+	spin_lock_irqsave(&svmtune_kfd_window_lock, flags);
+	w = &svmtune_kfd_windows[svmtune_kfd_window_next];
+	svmtune_kfd_window_next = (svmtune_kfd_window_next + 1) % SVMTUNE_KFD_WINDOWS;
+	if (w->prange)
+		hash_del(&w->node);
+	w->prange = prange;
+	w->adev = adev;
+	w->start = start;
+	w->last = last;
+	w->checkpoint = checkpoint;
+	hash_add(svmtune_kfd_window_hash, &w->node, (unsigned long)prange);
+	spin_unlock_irqrestore(&svmtune_kfd_window_lock, flags);
+}
+
+/*
+ * A successful map of [@start, @last] of @prange for GPU @gpuidx of its
+ * process (MAX_GPU_INSTANCE: every GPU it may be mapped for, as a prefetch
+ * or a restore after eviction maps): record it per GPU.
+ */
+void svmtune_kfd_windows_mapped(const struct svm_range *prange,
+				unsigned long start, unsigned long last,
+				unsigned long gpuidx)
+{
+	struct kfd_process *p = container_of(prange->svms, struct kfd_process,
+					     svms);
+	unsigned int i;
+
+	for (i = 0; i < p->n_pdds && i < MAX_GPU_INSTANCE; i++) {
+		struct kfd_process_device *pdd = p->pdds[i];
+
+		if (!pdd || (gpuidx < MAX_GPU_INSTANCE && i != gpuidx) ||
+		    (gpuidx >= MAX_GPU_INSTANCE &&
+		     !test_bit(i, prange->bitmap_access) &&
+		     !test_bit(i, prange->bitmap_aip)))
+			continue;
+		svmtune_kfd_window_add(prange, pdd->dev->adev, start, last);
+	}
+}
+
+/* What the recorded windows say of a GPU fault's page. */
+enum svmtune_kfd_window_says {
+	SVMTUNE_KFD_WINDOW_UNKNOWN,	/* no window of the range recorded */
+	SVMTUNE_KFD_WINDOW_OUTSIDE,	/* windows recorded, none holds it */
+	SVMTUNE_KFD_WINDOW_MAPPED,	/* a window holds it: @checkpoint */
+};
+
+/*
+ * The newest checkpoint of a window of @prange mapped for @adev that holds
+ * @page, if one does.
+ */
+static enum svmtune_kfd_window_says
+svmtune_kfd_window_checkpoint(const struct svm_range *prange,
+			      const struct amdgpu_device *adev,
+			      unsigned long page, u64 *checkpoint)
+{
+	enum svmtune_kfd_window_says says = SVMTUNE_KFD_WINDOW_UNKNOWN;
+	const struct svmtune_kfd_window *w;
+	unsigned long flags;
+
+	spin_lock_irqsave(&svmtune_kfd_window_lock, flags);
+	hash_for_each_possible(svmtune_kfd_window_hash, w, node,
+			       (unsigned long)prange) {
+		if (w->prange != prange || w->adev != adev)
+			continue;
+		if (page < w->start || page > w->last) {
+			if (says == SVMTUNE_KFD_WINDOW_UNKNOWN)
+				says = SVMTUNE_KFD_WINDOW_OUTSIDE;
+			continue;
+		}
+		if (says != SVMTUNE_KFD_WINDOW_MAPPED ||
+		    amdgpu_ih_ts_after(*checkpoint, w->checkpoint))
+			*checkpoint = w->checkpoint;
+		says = SVMTUNE_KFD_WINDOW_MAPPED;
+	}
+	spin_unlock_irqrestore(&svmtune_kfd_window_lock, flags);
+	return says;
+}
+
+/*
+ * svm_range_from_addr(), entry: a GPU fault looks its range up, from
+ * svm_range_restore_pages() (checked: the filter below acts on its call).
+ */
+void svmtune_kfd_from_addr_entry(struct svmtune_kfd_hook *hook,
+				 struct pt_regs *regs,
+				 unsigned long parent_ip)
+{
+	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
+
+	atomic64_inc(&hook->calls);
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
+		return;
+	slot->seen |= SVMTUNE_KFD_SEEN_FROM_ADDR;
+	svmtune_kfd_from_caller(hook, parent_ip);
+}
+
+/*
+ * svm_range_from_addr(svms, addr, parent), return: in a GPU fault, the
+ * range KFD is about to test the 2 ms filter of, svms->lock held. A fault
+ * raised before a window holding its page was mapped is dropped; one
+ * raised after, or on a page no recorded window of the range holds (the
+ * next window of a stream), is served; on a range with no window recorded
+ * (pool reused, or mapped before svmtune_kfd attached) KFD decides.
+ */
+int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct svm_range *prange = (struct svm_range *)regs_return_value(regs);
+	struct svmtune_kfd_fault *slot;
+	u64 checkpoint = 0;
+
+	slot = svmtune_kfd_fault_find();
+	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
+		return 0;
+	/* None: KFD creates the range, by svm_range_new(), if it returns 0. */
+	if (prange)
+		slot->seen &= ~SVMTUNE_KFD_SEEN_NO_RANGE;
+	else
+		slot->seen |= SVMTUNE_KFD_SEEN_NO_RANGE;
+	if (!prange || !READ_ONCE(svmtune_kfd_filter_per_window) ||
+	    slot->filtered || svmtune_kfd_refusing())
+		return 0;
+	slot->filtered = true;
+	/* svm_range_restore_pages() looks its range up under svms->lock. */
+	lockdep_assert_held(&prange->svms->lock);
+	switch (svmtune_kfd_window_checkpoint(prange, slot->adev,
+					      slot->fault.addr >> PAGE_SHIFT,
+					      &checkpoint)) {
+	case SVMTUNE_KFD_WINDOW_UNKNOWN:
+		svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_UNKNOWN, 1);
+		return 0;
+	case SVMTUNE_KFD_WINDOW_MAPPED:
+		/*
+		 * KFD writes the stamp under prange->migrate_mutex, which
+		 * this fault takes next; a map finishing meanwhile on another
+		 * GPU's worker may stamp it again, and KFD then drops this
+		 * fault once: the GPU raises it again, judged again.
+		 */
+		if (amdgpu_ih_ts_after_or_equal(slot->ts, checkpoint)) {
+			WRITE_ONCE(prange->validate_timestamp,
+				   ktime_get_boottime());
+			svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_DUPLICATES, 1);
+			return 0;
+		}
+		fallthrough;
+	case SVMTUNE_KFD_WINDOW_OUTSIDE:
+		WRITE_ONCE(prange->validate_timestamp, 0);
+		svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_PASSED, 1);
+		return 0;
+	}
+	return 0;
+}
+#endif
