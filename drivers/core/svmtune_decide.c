@@ -102,16 +102,24 @@ static unsigned int svmtune_decide_size(struct svmtune_decide_state *st)
  * Stage 3, the cut: the block of 2^@shift bytes around the fault, within
  * the limits (or the backend's fixed window), and its PTE fragment.
  */
+/* The block of 2^@shift bytes around @addr, within [@lo, @hi), in @d. */
+static void svmtune_window_cut(unsigned long addr, unsigned long lo,
+			       unsigned long hi, unsigned int shift,
+			       struct svmtune_decision *d)
+{
+	unsigned long base = ALIGN_DOWN(addr, 1UL << shift);
+
+	d->granularity = shift;
+	d->start = max(lo, base);
+	d->end = min(hi, base + (1UL << shift));
+	if (d->end <= addr)	/* the block end overflowed */
+		d->end = hi;
+}
+
 static void svmtune_decide_cut(struct svmtune_decide_state *st,
 			       unsigned int shift, struct svmtune_decision *d)
 {
-	unsigned long base = ALIGN_DOWN(st->addr, 1UL << shift);
-
-	d->granularity = shift;
-	d->start = max(st->lo, base);
-	d->end = min(st->hi, base + (1UL << shift));
-	if (d->end <= st->addr)	/* the block end overflowed */
-		d->end = st->hi;
+	svmtune_window_cut(st->addr, st->lo, st->hi, shift, d);
 	if (st->fault->fixed) {
 		d->start = st->fault->lo;
 		d->end = st->fault->hi;
@@ -315,3 +323,35 @@ void svmtune_decide_atomic(struct svmtune_device *dev, struct mm_struct *mm,
 	svmtune_decide_gfp(dev, mm, fault, decision, GFP_NOWAIT | __GFP_NOWARN);
 }
 EXPORT_SYMBOL_GPL(svmtune_decide_atomic);
+
+/**
+ * svmtune_decide_fixed() - the fixed window around a fault, and no policy
+ * @dev: the device that faulted (for a CPU fault: the one holding the page)
+ * @fault: the fault; &svmtune_fault.lo and &svmtune_fault.hi bound the
+ *	window
+ * @shift: the window's size, log2 bytes
+ * @decision: filled: the aligned block of 2^@shift bytes around the fault
+ *	within the bounds, migrating to @dev (a device fault) or to system
+ *	memory (a CPU fault), mapped with fragments up to the window's size
+ *
+ * For a backend's pass-through mode, the baseline the engine is measured
+ * against: the window is cut as the engine cuts its own, but no policy,
+ * state or knob is read and nothing is recorded (the backend accounts
+ * nothing either). Any context; never sleeps.
+ */
+void svmtune_decide_fixed(const struct svmtune_device *dev,
+			  const struct svmtune_fault *fault, unsigned int shift,
+			  struct svmtune_decision *decision)
+{
+	memset(decision, 0, sizeof(*decision));
+	svmtune_window_cut(fault->addr & PAGE_MASK, fault->lo, fault->hi, shift,
+			   decision);
+	decision->fault_start = decision->start;
+	decision->fault_end = decision->end;
+	decision->fragment = shift;
+	decision->fragment_cap = SVMTUNE_GRANULARITY_MAX;
+	decision->action = SVMTUNE_MIGRATE;
+	decision->dest = fault->type == SVMTUNE_FAULT_CPU ? SVMTUNE_LOC_SYSTEM :
+							    dev->id;
+}
+EXPORT_SYMBOL_GPL(svmtune_decide_fixed);

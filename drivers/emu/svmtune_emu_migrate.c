@@ -13,25 +13,11 @@ void svmtune_emu_decide(struct svmtune_emu_device *edev,
 			const struct svmtune_fault *fault,
 			struct svmtune_decision *d)
 {
-	unsigned long size, base;
-
-	if (!svmtune_emu_passthrough_window) {
+	if (svmtune_emu_passthrough_window)
+		svmtune_decide_fixed(&edev->core, fault,
+				     svmtune_emu_passthrough_window, d);
+	else
 		svmtune_decide(&edev->core, mm, fault, d);
-		return;
-	}
-	size = 1UL << svmtune_emu_passthrough_window;
-	base = ALIGN_DOWN(fault->addr, size);
-	memset(d, 0, sizeof(*d));
-	d->start = max(fault->lo, base);
-	d->end = min(fault->hi, base + size);
-	d->fault_start = d->start;
-	d->fault_end = d->end;
-	d->granularity = svmtune_emu_passthrough_window;
-	d->fragment = svmtune_emu_passthrough_window;
-	d->fragment_cap = 30;
-	d->action = SVMTUNE_MIGRATE;
-	d->dest = fault->type == SVMTUNE_FAULT_CPU ? SVMTUNE_LOC_SYSTEM :
-						     edev->core.id;
 }
 
 /* What a fault or migration did, and the pages that left untouched. */

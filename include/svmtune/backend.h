@@ -101,25 +101,35 @@ struct svmtune_device_stats {
  *	keeps each device fault's window within one aligned block of the cap
  *	(a page-table update never forms a fragment larger than itself).
  * @id: assigned by svmtune_device_register(), 1 to %SVMTUNE_LOC_MAX_DEVICE
- * @stats: the engine's: what happened on this device, per CPU (a fault
- *	adds to a few counters; a shared atomic each would cost the fault
- *	path more than the rest of the engine's bookkeeping)
- * @node: on the engine's device list
- * @lru_lock: the engine's: protects @lru
- * @lru: the engine's: 2 MiB blocks with pages in this device's memory,
- *	least recently migrated or used first (svmtune_evict_victim())
+ *
+ * The members after @id are the engine's alone; a backend never reads or
+ * writes them.
  */
 struct svmtune_device {
+	/* public: set by the backend before svmtune_device_register() */
 	const char *name;
 	struct module *owner;
 	const struct svmtune_device_ops *ops;
 	bool reports_use;
 	bool throttles;
 	bool caps_fragments;
+	/* public: read-only for the backend, set by the engine */
 	u32 id;
+	/* private: the engine's alone */
+	/*
+	 * What happened on this device, per CPU (a fault adds to a few
+	 * counters; a shared atomic each would cost the fault path more
+	 * than the rest of the engine's bookkeeping).
+	 */
 	struct svmtune_device_stats __percpu *stats;
+	/* On the engine's device list. */
 	struct list_head node;
+	/* Protects @lru. */
 	spinlock_t lru_lock;
+	/*
+	 * 2 MiB blocks with pages in this device's memory, least recently
+	 * migrated or used first (svmtune_evict_victim()).
+	 */
 	struct list_head lru;
 };
 
@@ -259,6 +269,9 @@ void svmtune_decide(struct svmtune_device *dev, struct mm_struct *mm,
 void svmtune_decide_atomic(struct svmtune_device *dev, struct mm_struct *mm,
 			   const struct svmtune_fault *fault,
 			   struct svmtune_decision *decision);
+void svmtune_decide_fixed(const struct svmtune_device *dev,
+			  const struct svmtune_fault *fault, unsigned int shift,
+			  struct svmtune_decision *decision);
 void svmtune_account(struct svmtune_device *dev, struct mm_struct *mm,
 		     const struct svmtune_fault *fault,
 		     const struct svmtune_decision *decision,
