@@ -7,7 +7,8 @@
  * to a device, which of those density prefetch brought and the device has
  * not used yet, and the adaptive window. A block is made on the first
  * device fault in it (or the first residency report), lazily, so memory is
- * spent only where devices work: about 0.4 byte per 4 KiB page of a block.
+ * spent only where devices work: 632 bytes a block on x86-64, 1.2 bytes
+ * per 4 KiB page.
  *
  * Blocks sit in an xarray per address space (svmtune_mm.blocks). Lookups,
  * changes and erases happen under svmtune_mm.lock, a spinlock that an
