@@ -3381,6 +3381,26 @@ static int kfd_hooks_on(void)
 #define LAYOUT_BUF (8UL << 20)
 
 /*
+ * Fresh memory no KFD range covers for the layout and APU phases: @n words
+ * written with @seed in *@buf, and a host buffer of the same size in
+ * *@host. 0, or -1 if either cannot be had.
+ */
+static int fresh_buffers(uint32_t **buf, uint32_t **host, size_t n,
+			 uint32_t seed)
+{
+	size_t i;
+
+	*buf = mmap(NULL, n * 4, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	*host = malloc(n * 4);
+	if (*buf == MAP_FAILED || !*host)
+		return -1;
+	for (i = 0; i < n; i++)
+		(*buf)[i] = pattern(i, seed);
+	return 0;
+}
+
+/*
  * "kfdbed_test layout EXPECT", svmtune_kfd loaded and attached first: the
  * process opens /dev/kfd, writes 8 MiB of memory it never registered with
  * KFD, GPU 0 reads it and writes it back changed (KFD creates the ranges
@@ -3410,13 +3430,8 @@ static int layout_test(const char *expect)
 	if (kfd < 0 || bed < 0 || faults0 < 0)
 		return 1;
 	gpu = stats(bed).gpu_id;
-	buf = mmap(NULL, LAYOUT_BUF, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	host = malloc(LAYOUT_BUF);
-	if (buf == MAP_FAILED || !host)
+	if (fresh_buffers(&buf, &host, n, 0x1a9))
 		return 1;
-	for (i = 0; i < n; i++)
-		buf[i] = pattern(i, 0x1a9);
 	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 0, &a);
 	CHECK(!r && check_pattern(host, n, 0x1a9),
 	      "layout: GPU 0 reads 8 MiB that no KFD range covered (%u faults)",
@@ -3508,13 +3523,8 @@ static int apu_test(void)
 	if (kfd < 0 || bed < 0 || faults0 < 0)
 		return 1;
 	gpu = stats(bed).gpu_id;
-	buf = mmap(NULL, LAYOUT_BUF, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	host = malloc(LAYOUT_BUF);
-	if (buf == MAP_FAILED || !host)
+	if (fresh_buffers(&buf, &host, n, 0xa9a))
 		return 1;
-	for (i = 0; i < n; i++)
-		buf[i] = pattern(i, 0xa9a);
 	r = kfdsvm_access(bed, gpu, buf, host, LAYOUT_BUF, 0, &a);
 	CHECK(!r && check_pattern(host, n, 0xa9a) && !a.vram_pages &&
 		      a.sys_pages == n / 1024,
