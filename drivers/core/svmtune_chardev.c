@@ -25,6 +25,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <svmtune/compat.h>
 #include <svmtune/ioctl.h>
 
 #include "svmtune_internal.h"
@@ -89,9 +90,7 @@ static bool svmtune_may_act_on(struct task_struct *task, struct mm_struct *mm)
 	      gid_eq(cred->fsgid, tcred->gid)) ||
 	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
-	if (ok && get_dumpable(mm) != SUID_DUMP_USER)
-		ok = ns_capable(mm->user_ns, CAP_SYS_PTRACE);
-	return ok;
+	return ok && svmtune_dumpable_or_capable(task, mm);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include <linux/xarray.h>
 #include <linux/svmtune_emu.h>
 #include <svmtune/backend.h>
+#include <svmtune/compat.h>
 #include <svmtune/ioctl.h>
 
 #define SVMTUNE_EMU_MAX_DEVICES	4

@@ -402,7 +402,6 @@ long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 	return moved;
 }
 
-
 /* Device faults in progress; few at a time (one per faulting task). */
 static LIST_HEAD(svmtune_emu_peer_faults);
 static DEFINE_SPINLOCK(svmtune_emu_peer_lock);
@@ -548,7 +547,9 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 	return 0;
 }
 
+SVMTUNE_DEFINE_PAGEMAP_FREE(svmtune_emu_page_free)
+
 const struct dev_pagemap_ops svmtune_emu_pagemap_ops = {
-	.page_free = svmtune_emu_page_free,
+	SVMTUNE_PAGEMAP_FREE(svmtune_emu_page_free),
 	.migrate_to_ram = svmtune_emu_cpu_fault,
 };

@@ -91,7 +91,7 @@ const struct mmu_interval_notifier_ops svmtune_emu_notifier_ops = {
 static bool svmtune_emu_page_is_local(struct svmtune_emu_ctx *ctx,
 				      struct page *page)
 {
-	return is_device_private_page(page) && page->pgmap == &ctx->edev->pagemap;
+	return is_device_private_page(page) && svmtune_page_pgmap(page) == &ctx->edev->pagemap;
 }
 
 /*

@@ -9,7 +9,7 @@
 
 struct svmtune_emu_device *svmtune_emu_page_device(struct page *page)
 {
-	return container_of(page->pgmap, struct svmtune_emu_device, pagemap);
+	return container_of(svmtune_page_pgmap(page), struct svmtune_emu_device, pagemap);
 }
 
 unsigned long svmtune_emu_page_index(struct svmtune_emu_device *edev,
@@ -33,7 +33,7 @@ static struct page *svmtune_emu_vram_page(struct svmtune_emu_device *edev,
 	clear_bit(idx, edev->touched);
 	/* A new page is clean: only what the GPU writes dirties it. */
 	ClearPageDirty(page);
-	zone_device_page_init(page);
+	svmtune_zone_device_page_init(page, &edev->pagemap);
 	return page;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * svmtune_kfd: everything that differs between the KFD of Linux 6.1.y and
- * 6.12.y, in one place. The rest of the module uses only these names.
+ * svmtune_kfd: everything that differs between the KFD of Linux 6.1.y,
+ * 6.12.y and 7.3.y, in one place. The rest of the module uses only these names.
  *
  * The hooks are probe handlers and read the hooked functions' arguments
  * from the registers (x86-64 SysV: rdi, rsi, rdx, rcx, r8, r9, then the
@@ -63,9 +63,18 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 /*
  * The KFD layout, found in the KFD sources by the top-level Kbuild (the
  * prototypes of the hooked functions and the fields read), not from the
- * kernel's version: 612 for the KFD of 6.12.y, 601 for 6.1.y's.
+ * kernel's version: 612 for the KFD of 6.12.y, 703 for 7.3.y's (and 7.2's),
+ * 601 for 6.1.y's.
+ *
+ * 703 reads what 612 reads: the hooked prototypes, the fields of
+ * struct svm_range and struct kfd_node svmtune_kfd uses and the fault
+ * path's calls are the same. What changed around them: a range's GPU
+ * mappings are a per-GPU bitmap (bitmap_mapped, bitmap_needs_unmap,
+ * mapping_done) instead of mapped_to_gpu, checkpoint_ts is atomic, a
+ * migration failure other than a fallback ends the fault without mapping
+ * (out_migrate_fail), and the range BO is embedded in svm_range_bo.
  */
-#if SVMTUNE_KFD_LAYOUT == 612
+#if SVMTUNE_KFD_LAYOUT == 612 || SVMTUNE_KFD_LAYOUT == 703
 /*
  * 6.12: GPU and CPU faults migrate a granularity-aligned window
  * [start, last] of the range, passed to the migration functions; each
@@ -268,7 +277,7 @@ static inline const struct kfd_dev *svmtune_kfd_fault_node(struct amdgpu_device 
 }
 
 #else
-#error "svmtune_kfd knows the KFD layouts of Linux 6.1.y and 6.12.y only"
+#error "svmtune_kfd knows the KFD layouts of Linux 6.1.y, 6.12.y and 7.3.y only"
 #endif
 
 /*

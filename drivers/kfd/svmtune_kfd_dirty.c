@@ -54,6 +54,7 @@
 #include <linux/page-flags.h>
 #include <linux/swiotlb.h>
 
+#include <svmtune/compat.h>
 #include "svmtune_kfd_compat.h"
 #include "svmtune_kfd.h"
 
@@ -158,7 +159,7 @@ void svmtune_kfd_migrate_pages_entry(struct pt_regs *regs)
 
 		if (!spage || !dpage || !(args->src[i] & MIGRATE_PFN_MIGRATE) ||
 		    !is_device_private_page(spage) ||
-		    !svmtune_kfd_node_pgmap(spage->pgmap))
+		    !svmtune_kfd_node_pgmap(svmtune_page_pgmap(spage)))
 			continue;
 		/* Locked, unmapped, ours alone: nothing races the flag. */
 		if (!folio_test_set_dirty(page_folio(dpage)))

@@ -207,9 +207,9 @@ static bool svmtune_kfd_migration_is_kfd(const struct migrate_vma *args)
 		struct page *dpage = migrate_pfn_to_page(args->dst[i]);
 
 		if (spage && is_device_private_page(spage))
-			return svmtune_kfd_node_pgmap(spage->pgmap);
+			return svmtune_kfd_node_pgmap(svmtune_page_pgmap(spage));
 		if (dpage && is_device_private_page(dpage))
-			return svmtune_kfd_node_pgmap(dpage->pgmap);
+			return svmtune_kfd_node_pgmap(svmtune_page_pgmap(dpage));
 	}
 	return false;
 }
@@ -465,7 +465,7 @@ int svmtune_kfd_kfd_version(struct module *amdgpu, u32 *major, u32 *minor,
 			 amdgpu->name);
 		return -ENOENT;
 	}
-	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !is_endbr(*(u32 *)addr)) {
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !svmtune_is_endbr((void *)addr)) {
 		snprintf(why, len, "%s's kfd_ioctl_get_version has no ENDBR: cannot call it under IBT",
 			 amdgpu->name);
 		return -EPERM;

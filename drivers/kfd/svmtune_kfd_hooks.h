@@ -10,6 +10,7 @@
 #include <linux/kprobes.h>
 #include <linux/ftrace.h>
 
+#include <svmtune/compat.h>
 #include "svmtune_kfd_compat.h"
 #include "svmtune_kfd.h"
 
