@@ -63,7 +63,7 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 /*
  * The KFD layout, found in the KFD sources by the top-level Kbuild (the
  * prototypes of the hooked functions and the fields read), not from the
- * kernel's version: 612 for the KFD of 6.12.y, 703 for 7.3.y's (and 7.2's),
+ * kernel's version: 612 for the KFD of 6.12.y (and 7.2.y's), 703 for 7.3.y's,
  * 601 for 6.1.y's.
  *
  * 703 reads what 612 reads: the hooked prototypes, the fields of
