@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
+#include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 #ifdef SVMTUNE_HAVE_EXEC_STATE
 #include <linux/sched/exec_state.h>
@@ -110,13 +111,21 @@ static inline bool svmtune_dumpable_or_capable(struct task_struct *task,
 #ifdef CONFIG_X86
 /*
  * Whether the instruction at @addr, a function's first, is ENDBR (an
- * indirect branch may land there under IBT). 6.15's is_endbr() reads the
- * word itself, without faulting; before, it took the word.
+ * indirect branch may land there under IBT). 6.15 made is_endbr() take a
+ * pointer and read the word itself, out of line and not exported; the
+ * test on the word stayed inline as __is_endbr().
  */
 static inline bool svmtune_is_endbr(void *addr)
 {
-#ifdef SVMTUNE_HAVE_IS_ENDBR_PTR
-	return is_endbr(addr);
+#if defined(SVMTUNE_HAVE___IS_ENDBR) && defined(CONFIG_X86_KERNEL_IBT)
+	u32 word;
+
+	if (get_kernel_nofault(word, (u32 *)addr))
+		return false;
+	return __is_endbr(word);
+#elif defined(SVMTUNE_HAVE___IS_ENDBR)
+	/* Without IBT an indirect branch may land anywhere. */
+	return true;
 #else
 	return is_endbr(*(u32 *)addr);
 #endif
