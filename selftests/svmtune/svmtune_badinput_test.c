@@ -32,8 +32,32 @@
 
 #define EMU_DEV "/dev/svmtune_emu0"
 #define PAGE 4096UL
-/* Top of the user address space with 4-level paging (the test VM's CPU). */
-#define USER_TOP 0x7ffffffff000ULL
+/*
+ * Top of the user address space (the kernel's TASK_SIZE_MAX): 47 bits with
+ * 4-level paging, 56 with 5-level, which 7.x kernels always build in and
+ * use where the CPU has LA57 (QEMU's "max" CPU has it).
+ */
+#define USER_TOP_4LEVEL 0x7ffffffff000ULL
+#define USER_TOP_5LEVEL 0xfffffffffff000ULL
+
+/*
+ * 5-level paging is on when a mapping can be placed above 47 bits (the
+ * kernel places one there only when asked with a hint that high).
+ */
+static unsigned long long user_top(void)
+{
+	static unsigned long long top;
+	void *hint = (void *)(1ULL << 50), *p;
+
+	if (top)
+		return top;
+	p = mmap(hint, PAGE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	top = p == hint ? USER_TOP_5LEVEL : USER_TOP_4LEVEL;
+	if (p != MAP_FAILED)
+		munmap(p, PAGE);
+	return top;
+}
 /* A kernel address (the direct map). */
 #define KERNEL_ADDR 0xffff888000000000ULL
 /* A pid no process has (the test kernel's pid_max is far below). */
@@ -99,7 +123,7 @@ enum val_kind {
 	V_HOLE, /* address in the 4 unmapped pages after them, plus */
 	V_DATA, /* address in the 4-page data buffer, plus */
 	V_RODATA, /* address in a read-only 4-page buffer, plus */
-	V_TOP, /* USER_TOP minus the number */
+	V_TOP, /* user_top() minus the number */
 	V_NODEV, /* a device id no backend registered */
 	V_EMU, /* the emulated GPU's device id */
 	V_SELF, /* the caller's pid */
@@ -255,7 +279,7 @@ static unsigned long long field_value(FIXTURE_DATA(uapi) * self,
 	case V_RODATA:
 		return (uintptr_t)self->rodata + f->val;
 	case V_TOP:
-		return USER_TOP - f->val;
+		return user_top() - f->val;
 	case V_NODEV:
 		return self->nodev;
 	case V_EMU:
