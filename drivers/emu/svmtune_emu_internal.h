@@ -8,6 +8,8 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hmm.h>
 #include <linux/highmem.h>
@@ -30,6 +32,30 @@
 #include <svmtune/ioctl.h>
 
 #define SVMTUNE_EMU_MAX_DEVICES	4
+
+/**
+ * struct svmtune_emu_thp_stats - what a device did with 2 MiB device
+ *	folios (compound device migration, SVMTUNE_DEVICE_THP kernels);
+ *	debugfs svmtune_emu/<device>/thp
+ * @to_device: windows migrated to VRAM as one device folio
+ * @to_system: device folios migrated back whole, to a system THP
+ * @to_system_split: device folios migrated back as pages (no system THP
+ *	could be had, or the VMA takes none): the kernel split them
+ * @split: device folios the kernel split in place (a CPU fault on part of
+ *	one that munmap, mprotect or MADV_DONTNEED of a part of it left
+ *	mapped by PTEs)
+ * @fallback: windows that qualified but went page by page (no free
+ *	aligned run, or the kernel collected or placed no compound entry)
+ * @freed: device folios freed whole
+ */
+struct svmtune_emu_thp_stats {
+	atomic_long_t to_device;
+	atomic_long_t to_system;
+	atomic_long_t to_system_split;
+	atomic_long_t split;
+	atomic_long_t fallback;
+	atomic_long_t freed;
+};
 
 /**
  * struct svmtune_emu_device - one emulated GPU
@@ -67,6 +93,8 @@
  *	hint made before tells it is stale (svmtune_emu_run_valid())
  * @ctx_lock: protects @ctxs; taken outside a context's lock
  * @ctxs: the open contexts (struct svmtune_emu_ctx.node)
+ * @thp: 2 MiB device folio counters
+ * @debugfs: the device's debugfs directory
  */
 struct svmtune_emu_device {
 	struct svmtune_device core;
@@ -88,6 +116,8 @@ struct svmtune_emu_device {
 	u32 *region_gen;
 	struct mutex ctx_lock;
 	struct list_head ctxs;
+	struct svmtune_emu_thp_stats thp;
+	struct dentry *debugfs;
 };
 
 /**
@@ -286,6 +316,8 @@ struct svmtune_emu_map_req {
 extern unsigned int svmtune_emu_passthrough_window;
 extern unsigned int svmtune_emu_tlb_entries;
 extern unsigned int svmtune_emu_tlb_max_fragment;
+/* Changeable at run time (the bench's page-by-page baseline). */
+extern unsigned int svmtune_emu_thp_migration;
 
 extern const struct dev_pagemap_ops svmtune_emu_pagemap_ops;
 extern const struct mmu_interval_notifier_ops svmtune_emu_notifier_ops;
@@ -300,6 +332,12 @@ struct page *svmtune_emu_alloc_vram(struct svmtune_emu_device *edev);
 struct page *svmtune_emu_alloc_vram_at(struct svmtune_emu_device *edev,
 				       unsigned long idx);
 void svmtune_emu_page_free(struct page *page);
+#ifdef SVMTUNE_DEVICE_THP
+struct folio *svmtune_emu_alloc_vram_thp(struct svmtune_emu_ctx *ctx,
+					 unsigned long base);
+void svmtune_emu_folio_free(struct folio *folio);
+void svmtune_emu_folio_split(struct folio *head, struct folio *tail);
+#endif
 void svmtune_emu_hint_drop(struct svmtune_emu_device *edev, void *entry);
 long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 			      unsigned long base, unsigned int frag);

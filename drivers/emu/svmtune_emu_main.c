@@ -136,7 +136,46 @@ module_param_cb(tlb_max_fragment, &tlb_max_fragment_ops, &svmtune_emu_tlb_max_fr
 MODULE_PARM_DESC(tlb_max_fragment,
 		 "Largest fragment one TLB entry covers, log2 bytes, 12 to 30 (default 21: 2 MiB)");
 
+/*
+ * Compound device migration: a GPU fault's whole 2 MiB window goes to
+ * VRAM as one device-private folio where the kernel can (SVMTUNE_DEVICE_THP),
+ * and a CPU fault's or an eviction's whole 2 MiB window brings one back
+ * whole. On by default where the kernel can; 0 forces page by page (the
+ * bench's baseline). Changeable at run time; 1 where the kernel cannot
+ * is refused with EOPNOTSUPP.
+ */
+#ifdef SVMTUNE_DEVICE_THP
+#define SVMTUNE_EMU_THP_SUPPORTED	1
+#else
+#define SVMTUNE_EMU_THP_SUPPORTED	0
+#endif
+unsigned int svmtune_emu_thp_migration = SVMTUNE_EMU_THP_SUPPORTED;
+
+static int thp_migration_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret;
+
+	ret = svmtune_parse_uint(val, 0, 1, &v);
+	if (ret)
+		return ret;
+	if (v && !SVMTUNE_EMU_THP_SUPPORTED)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(svmtune_emu_thp_migration, v);
+	return 0;
+}
+
+static const struct kernel_param_ops thp_migration_ops = {
+	.set = thp_migration_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(thp_migration, &thp_migration_ops, &svmtune_emu_thp_migration, 0644);
+MODULE_PARM_DESC(thp_migration,
+		 "Migrate whole 2 MiB windows as one device-private THP where the kernel can (compound device migration): 1 (default there) or 0 (page by page); 1 is refused where the kernel cannot");
+
 static struct svmtune_emu_device svmtune_emu_devices[SVMTUNE_EMU_MAX_DEVICES];
+static struct dentry *svmtune_emu_debugfs;
 
 static void svmtune_emu_mem_info(struct svmtune_device *dev, u64 *total, u64 *free)
 {
@@ -209,6 +248,58 @@ static unsigned long svmtune_emu_pages_in_use(struct svmtune_emu_device *edev)
 	return n;
 }
 
+#ifdef SVMTUNE_DEVICE_THP
+/*
+ * Collect the VRAM pages in use for one eviction pass: their pfns, in
+ * order, handed to migrate_device_pfns(), which locks what it can.
+ * migrate_device_range() over all of VRAM would not do: a free page may
+ * still be the stale head of a 2 MiB folio freed whole (the kernel clears
+ * that state when the page is handed out again), and it skips the 511
+ * pages after such a head, in use or not, on every pass. Pages in use are
+ * never stale, and the pages of a folio in use are all listed, in a row.
+ * Returns how many were collected.
+ */
+static unsigned long svmtune_emu_evict_collect(struct svmtune_emu_device *edev,
+					       unsigned long *src)
+{
+	unsigned long i, n = 0;
+
+	spin_lock(&edev->lock);
+	for_each_set_bit(i, edev->used, edev->npages)
+		src[n++] = edev->pfn_first + i;
+	spin_unlock(&edev->lock);
+	migrate_device_pfns(src, n);
+	return n;
+}
+
+/*
+ * A 2 MiB device folio, collected whole at unload, goes back to a system
+ * THP: without a VMA the kernel cannot split it (__migrate_device_pages()
+ * clears a compound entry whose destination is not compound), so a
+ * folio that finds no THP (@dst left 0) is left to the next pass.
+ */
+static void svmtune_emu_evict_thp(unsigned long src, unsigned long *dst)
+{
+	struct folio *sfolio = page_folio(migrate_pfn_to_page(src));
+	struct svmtune_emu_device *edev =
+		svmtune_emu_page_device(folio_page(sfolio, 0));
+	struct folio *dfolio;
+	unsigned long j;
+
+	dfolio = folio_alloc(GFP_TRANSHUGE | __GFP_RETRY_MAYFAIL | __GFP_NOWARN,
+			     folio_order(sfolio));
+	if (!dfolio)
+		return;
+	folio_lock(dfolio);
+	for (j = 0; j < folio_nr_pages(sfolio); j++)
+		copy_highpage(folio_page(dfolio, j),
+			      svmtune_emu_backing(folio_page(sfolio, j)));
+	*dst = migrate_pfn(folio_pfn(dfolio)) | MIGRATE_PFN_COMPOUND |
+	       (src & MIGRATE_PFN_WRITE);
+	atomic_long_inc(&edev->thp.to_system);
+}
+#endif
+
 /* One pass of migrate_device_range() over all VRAM: what it can lock moves. */
 static void svmtune_emu_evict_pass(struct svmtune_emu_device *edev,
 				   unsigned long *src, unsigned long *dst)
@@ -217,7 +308,11 @@ static void svmtune_emu_evict_pass(struct svmtune_emu_device *edev,
 
 	memset(src, 0, npages * sizeof(*src));
 	memset(dst, 0, npages * sizeof(*dst));
+#ifdef SVMTUNE_DEVICE_THP
+	npages = svmtune_emu_evict_collect(edev, src);
+#else
 	migrate_device_range(src, edev->pfn_first, npages);
+#endif
 	for (i = 0; i < npages; i++) {
 		struct page *spage = migrate_pfn_to_page(src[i]);
 		struct page *dpage;
@@ -227,6 +322,12 @@ static void svmtune_emu_evict_pass(struct svmtune_emu_device *edev,
 		/* Moved already, by a CPU fault this pass raced: no dst, no move. */
 		if (test_bit(svmtune_emu_page_index(edev, spage), edev->departed))
 			continue;
+#ifdef SVMTUNE_DEVICE_THP
+		if (src[i] & MIGRATE_PFN_COMPOUND) {
+			svmtune_emu_evict_thp(src[i], &dst[i]);
+			continue;
+		}
+#endif
 		dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOFAIL);
 		lock_page(dpage);
 		copy_highpage(dpage, svmtune_emu_backing(spage));
@@ -269,6 +370,37 @@ static void svmtune_emu_evict_all(struct svmtune_emu_device *edev)
 	kvfree(src);
 	kvfree(dst);
 }
+
+#ifdef SVMTUNE_DEVICE_THP
+/* debugfs svmtune_emu/<device>/thp: struct svmtune_emu_thp_stats. */
+static int svmtune_emu_thp_show(struct seq_file *m, void *unused)
+{
+	struct svmtune_emu_device *edev = m->private;
+	struct svmtune_emu_thp_stats *t = &edev->thp;
+
+	seq_printf(m, "enabled %u\n", READ_ONCE(svmtune_emu_thp_migration));
+	seq_printf(m, "to_device %ld\nto_system %ld\nto_system_split %ld\n",
+		   atomic_long_read(&t->to_device), atomic_long_read(&t->to_system),
+		   atomic_long_read(&t->to_system_split));
+	seq_printf(m, "split %ld\nfallback %ld\nfreed %ld\n",
+		   atomic_long_read(&t->split), atomic_long_read(&t->fallback),
+		   atomic_long_read(&t->freed));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(svmtune_emu_thp);
+
+/* The device's debugfs directory: telemetry only, it works without. */
+static void svmtune_emu_debugfs_init(struct svmtune_emu_device *edev)
+{
+	edev->debugfs = debugfs_create_dir(edev->name, svmtune_emu_debugfs);
+	debugfs_create_file("thp", 0444, edev->debugfs, edev,
+			    &svmtune_emu_thp_fops);
+}
+#else
+static void svmtune_emu_debugfs_init(struct svmtune_emu_device *edev)
+{
+}
+#endif
 
 static void svmtune_emu_device_free_mem(struct svmtune_emu_device *edev)
 {
@@ -369,6 +501,7 @@ static int svmtune_emu_device_init(struct svmtune_emu_device *edev, int id)
 	ret = misc_register(&edev->misc);
 	if (ret)
 		goto err_unregister;
+	svmtune_emu_debugfs_init(edev);
 	pr_info("%s: %u MiB of VRAM, svmtune device %u\n", edev->name, vram_mb,
 		edev->core.id);
 	return 0;
@@ -386,6 +519,7 @@ err_free_mem:
 
 static void svmtune_emu_device_exit(struct svmtune_emu_device *edev)
 {
+	debugfs_remove_recursive(edev->debugfs);
 	misc_deregister(&edev->misc);
 	svmtune_emu_evict_all(edev);
 	svmtune_device_unregister(&edev->core);
@@ -399,6 +533,8 @@ static int __init svmtune_emu_init(void)
 	unsigned int i;
 	int ret;
 
+	if (SVMTUNE_EMU_THP_SUPPORTED)
+		svmtune_emu_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	for (i = 0; i < ndevices; i++) {
 		ret = svmtune_emu_device_init(&svmtune_emu_devices[i], i);
 		if (ret) {
@@ -411,6 +547,7 @@ static int __init svmtune_emu_init(void)
 err_exit_devices:
 	while (i--)
 		svmtune_emu_device_exit(&svmtune_emu_devices[i]);
+	debugfs_remove_recursive(svmtune_emu_debugfs);
 	return ret;
 }
 
@@ -420,6 +557,7 @@ static void __exit svmtune_emu_exit(void)
 
 	for (i = 0; i < ndevices; i++)
 		svmtune_emu_device_exit(&svmtune_emu_devices[i]);
+	debugfs_remove_recursive(svmtune_emu_debugfs);
 }
 
 module_init(svmtune_emu_init);

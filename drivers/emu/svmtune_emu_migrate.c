@@ -35,6 +35,84 @@ void svmtune_emu_account(struct svmtune_emu_device *edev,
 		svmtune_account_waste(&edev->core, mm, waste_addr, waste);
 }
 
+#ifdef SVMTUNE_DEVICE_THP
+/*
+ * Whether @vma may hold a THP at the 2 MiB-aligned @addr: anonymous,
+ * THPs not turned off for it (MADV_NOHUGEPAGE, PR_SET_THP_DISABLE), and
+ * the PMD inside it (the global THP setting, transparent_hugepage_flags,
+ * is not exported to modules).
+ */
+static bool svmtune_emu_vma_takes_thp(struct vm_area_struct *vma,
+				      unsigned long addr)
+{
+	return vma_is_anonymous(vma) &&
+	       !vma_thp_disabled(vma, vma->vm_flags, false) &&
+	       thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER);
+}
+
+/*
+ * Copy the device folio of @args' compound entry @i (a PMD-mapped 2 MiB
+ * device folio, collected whole) back to system memory: to a system THP
+ * where the VMA takes one and one can be had, so that it maps as one PMD
+ * again and can come back whole; else to pages, one per entry from @i
+ * on, and migrate_vma_pages() splits the device folio first
+ * (migrate_vma_split_unmapped_folio()). Returns how many pages are to
+ * move, or -ENOMEM if the folio is the one a fault holds and no system
+ * THP could be had for it.
+ */
+static long svmtune_emu_copy_thp_to_system(struct migrate_vma *args,
+					   unsigned long i)
+{
+	struct folio *sfolio = page_folio(migrate_pfn_to_page(args->src[i]));
+	struct svmtune_emu_device *edev =
+		svmtune_emu_page_device(folio_page(sfolio, 0));
+	unsigned long addr = args->start + (i << PAGE_SHIFT), j;
+	unsigned long n = folio_nr_pages(sfolio);
+	unsigned long write = args->src[i] & MIGRATE_PFN_WRITE;
+	bool faulting = args->fault_page && page_folio(args->fault_page) == sfolio;
+	struct folio *dfolio = NULL;
+	long moved = 0;
+
+	/*
+	 * The folio a fault holds can only go whole (svmtune_emu_fault_span()):
+	 * a THP, tried harder (direct compaction), whatever the VMA says
+	 * now; without one the fault has no memory.
+	 */
+	if (faulting || svmtune_emu_vma_takes_thp(args->vma, addr))
+		dfolio = vma_alloc_folio((faulting ? GFP_TRANSHUGE :
+					  GFP_TRANSHUGE_LIGHT) | __GFP_NOWARN,
+					 HPAGE_PMD_ORDER, args->vma, addr);
+	if (!dfolio && faulting)
+		return -ENOMEM;
+	if (dfolio) {
+		folio_lock(dfolio);
+		for (j = 0; j < n; j++)
+			copy_highpage(folio_page(dfolio, j),
+				      svmtune_emu_backing(folio_page(sfolio, j)));
+		args->dst[i] = migrate_pfn(folio_pfn(dfolio)) |
+			       MIGRATE_PFN_COMPOUND | write;
+		atomic_long_inc(&edev->thp.to_system);
+		return n;
+	}
+	atomic_long_inc(&edev->thp.to_system_split);
+	for (j = 0; j < n; j++) {
+		struct page *spage = folio_page(sfolio, j);
+		struct page *dpage;
+
+		dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, args->vma,
+				       addr + (j << PAGE_SHIFT));
+		/* Not the faulting folio's: what finds no page stays. */
+		if (!dpage)
+			continue;
+		lock_page(dpage);
+		copy_highpage(dpage, svmtune_emu_backing(spage));
+		args->dst[i + j] = migrate_pfn(page_to_pfn(dpage)) | write;
+		moved++;
+	}
+	return moved;
+}
+#endif
+
 /*
  * Copy the collected VRAM pages of @args back to new system pages.
  * Returns how many pages are to move; @waste counts those the GPU never
@@ -53,6 +131,19 @@ static int svmtune_emu_copy_to_system(struct migrate_vma *args,
 		args->dst[i] = 0;
 		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
+#ifdef SVMTUNE_DEVICE_THP
+		if (args->src[i] & MIGRATE_PFN_COMPOUND) {
+			long n = svmtune_emu_copy_thp_to_system(args, i);
+
+			if (n < 0)
+				return n;
+			*moved += n;
+			/* The entries after a compound one are empty. */
+			i += HPAGE_PMD_NR - 1;
+			addr += (HPAGE_PMD_NR - 1) << PAGE_SHIFT;
+			continue;
+		}
+#endif
 		dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, args->vma, addr);
 		if (!dpage) {
 			if (spage == args->fault_page)
@@ -76,28 +167,35 @@ static int svmtune_emu_copy_to_system(struct migrate_vma *args,
  */
 static unsigned long svmtune_emu_count_waste(struct migrate_vma *args)
 {
-	unsigned long i, waste = 0;
+	unsigned long i, j, nr, waste = 0;
 
-	for (i = 0; i < args->npages; i++) {
+	for (i = 0; i < args->npages; i += nr) {
 		struct page *spage = migrate_pfn_to_page(args->src[i]);
 		struct svmtune_emu_device *edev;
+		unsigned long idx;
 
+		/* A 2 MiB folio that moved whole: one entry, all its pages. */
+		nr = svmtune_migrate_pfn_pages(args->dst[i]);
 		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE) || !args->dst[i])
 			continue;
 		edev = svmtune_emu_page_device(spage);
-		if (!test_and_set_bit(svmtune_emu_page_index(edev, spage), edev->touched))
-			waste++;
+		idx = svmtune_emu_page_index(edev, spage);
+		for (j = idx; j < idx + nr; j++)
+			if (!test_and_set_bit(j, edev->touched))
+				waste++;
 	}
 	return waste;
 }
 
 static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
 {
-	unsigned long i, n = 0;
+	unsigned long i, nr, n = 0;
 
-	for (i = 0; i < args->npages; i++)
+	for (i = 0; i < args->npages; i += nr) {
+		nr = svmtune_migrate_pfn_pages(args->dst[i]);
 		if ((args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i])
-			n++;
+			n += nr;
+	}
 	return n;
 }
 
@@ -108,17 +206,21 @@ static unsigned long svmtune_emu_count_migrated(struct migrate_vma *args)
  */
 static void svmtune_emu_mark_departed(struct migrate_vma *args)
 {
-	unsigned long i;
+	unsigned long i, j, nr;
 
-	for (i = 0; i < args->npages; i++) {
+	for (i = 0; i < args->npages; i += nr) {
 		struct page *spage = migrate_pfn_to_page(args->src[i]);
 		struct svmtune_emu_device *edev;
+		unsigned long idx;
 
+		nr = svmtune_migrate_pfn_pages(args->dst[i]);
 		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE) ||
 		    !args->dst[i])
 			continue;
 		edev = svmtune_emu_page_device(spage);
-		set_bit(svmtune_emu_page_index(edev, spage), edev->departed);
+		idx = svmtune_emu_page_index(edev, spage);
+		for (j = idx; j < idx + nr; j++)
+			set_bit(j, edev->departed);
 	}
 }
 
@@ -172,14 +274,17 @@ static void svmtune_emu_note_moved(struct svmtune_emu_device *edev,
 				   const struct svmtune_decision *d, u32 loc,
 				   struct svmtune_result *acc)
 {
-	unsigned long i, first = 0;
+	unsigned long i, nr, first = 0;
 	bool in_run = false;
 
 	if (svmtune_emu_passthrough_window)
 		return;
-	for (i = 0; i <= args->npages; i++) {
+	for (i = 0; i <= args->npages; i += nr) {
 		bool moved = i < args->npages &&
 			     (args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i];
+
+		/* A 2 MiB folio that moved whole: one entry, all its pages. */
+		nr = i < args->npages ? svmtune_migrate_pfn_pages(args->dst[i]) : 1;
 
 		if (moved && !in_run) {
 			first = i;
@@ -233,6 +338,193 @@ static unsigned long svmtune_emu_chunk_end(unsigned long addr, unsigned long end
 }
 
 /*
+ * The fragment size (log2 bytes) of the block at @start, whose VRAM is
+ * laid out in address order: decision @d's, or for an explicit migration
+ * (@d NULL) the pass-through's window or the engine's size there.
+ */
+static unsigned int svmtune_emu_chunk_fragment(struct svmtune_emu_ctx *ctx,
+					       unsigned long start,
+					       const struct svmtune_decision *d)
+{
+	if (d)
+		return d->fragment;
+	if (svmtune_emu_passthrough_window)
+		return svmtune_emu_passthrough_window;
+	return svmtune_fragment_size_at(ctx->mm, start);
+}
+
+#ifdef SVMTUNE_DEVICE_THP
+/*
+ * Whether the CPU page table of @mm holds nothing or one THP (the huge
+ * zero page included) at the 2 MiB-aligned @addr: what
+ * migrate_vma_setup() with MIGRATE_VMA_SELECT_COMPOUND collects as one
+ * compound entry (migrate_vma_collect_hole(),
+ * migrate_vma_collect_huge_pmd()). A page table of PTEs is collected page
+ * by page, and a large folio mapped by PTEs is split there. A look
+ * without the page table lock, under mmap_lock (the tables cannot go);
+ * the collection decides.
+ */
+static bool svmtune_emu_pmd_is_whole(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgdp;
+	p4d_t *p4dp;
+	pud_t *pudp, pud;
+	pmd_t pmd;
+
+	mmap_assert_locked(mm);
+	pgdp = pgd_offset(mm, addr);
+	if (pgd_none(pgdp_get(pgdp)))
+		return true;
+	p4dp = p4d_offset(pgdp, addr);
+	if (p4d_none(p4dp_get(p4dp)))
+		return true;
+	pudp = pud_offset(p4dp, addr);
+	pud = pudp_get(pudp);
+	if (pud_none(pud))
+		return true;
+	if (!pud_present(pud) || pud_leaf(pud))
+		return false;
+	pmd = pmdp_get_lockless(pmd_offset(pudp, addr));
+	return pmd_none(pmd) || pmd_trans_huge(pmd);
+}
+
+/*
+ * @folio, a device folio just allocated, moved nowhere: it is freed (now,
+ * or by migrate_vma_finalize() if it was offered) as never used, not as
+ * waste.
+ */
+static void svmtune_emu_thp_unused(struct svmtune_emu_device *edev,
+				   struct folio *folio)
+{
+	unsigned long idx = svmtune_emu_page_index(edev, folio_page(folio, 0));
+	unsigned long i;
+
+	for (i = idx; i < idx + folio_nr_pages(folio); i++)
+		set_bit(i, edev->touched);
+}
+
+/*
+ * A fault's window that qualified for one folio found no free run: whether
+ * to leave it whole to the fault path, which makes room (evicting) and
+ * migrates it again, as one folio if a run is free by then. Only where
+ * the device lacks room for the window anyway (page by page would move
+ * part of it, splitting a THP source as the kernel collects it, and leave
+ * the rest to the same eviction), and only for a fault served through the
+ * engine: an explicit migration or the pass-through makes no room.
+ */
+static bool svmtune_emu_thp_no_room(struct svmtune_emu_device *edev,
+				    const struct svmtune_decision *d)
+{
+	bool full;
+
+	if (!d || svmtune_emu_passthrough_window)
+		return false;
+	spin_lock(&edev->lock);
+	full = edev->nfree < HPAGE_PMD_NR;
+	spin_unlock(&edev->lock);
+	return full;
+}
+
+/**
+ * svmtune_emu_migrate_thp_to_vram() - migrate a 2 MiB window as one folio
+ * @ctx: the context migrating
+ * @vma: the VMA holding [@start, @end)
+ * @start: the window, 2 MiB aligned
+ * @end: its end
+ * @d: the decision served (NULL: an explicit migration)
+ * @acc: the result the run that moved is noted in
+ *
+ * Where compound device migration is on (thp_migration), the window is a
+ * whole 2 MiB block laid out as one run (fragment size 2 MiB), the VMA
+ * takes THPs and the CPU page table holds nothing there or one THP, the
+ * window moves to VRAM as one device-private folio of a PMD's order, in
+ * one free aligned run (svmtune_emu_alloc_vram_thp()), mapped by one
+ * device-private PMD. Anything else goes page by page: no free run, or
+ * the kernel collected no compound entry (pages appeared meanwhile, a
+ * pinned THP) or did not place it (migrate_vma_insert_huge_pmd_page()
+ * backed off: a memory cgroup charge, userfaultfd, a race); the device
+ * folio then goes back unused. mmap_lock held.
+ *
+ * Return: the pages that moved (%HPAGE_PMD_NR), -EAGAIN: migrate the
+ * window page by page, or -ENOSPC: no room for it on the device, none of
+ * it moved (svmtune_emu_thp_no_room()).
+ */
+static long svmtune_emu_migrate_thp_to_vram(struct svmtune_emu_ctx *ctx,
+					    struct vm_area_struct *vma,
+					    unsigned long start, unsigned long end,
+					    const struct svmtune_decision *d,
+					    struct svmtune_result *acc)
+{
+	const unsigned long whole = MIGRATE_PFN_MIGRATE | MIGRATE_PFN_COMPOUND;
+	unsigned int frag = svmtune_emu_chunk_fragment(ctx, start, d);
+	struct svmtune_emu_device *edev = ctx->edev;
+	struct folio *dfolio, *sfolio = NULL;
+	struct migrate_vma args;
+	long moved = 0;
+	unsigned long i;
+
+	mmap_assert_locked(ctx->mm);
+	if (!READ_ONCE(svmtune_emu_thp_migration) || frag != HPAGE_PMD_SHIFT ||
+	    !IS_ALIGNED(start, HPAGE_PMD_SIZE) || end - start != HPAGE_PMD_SIZE ||
+	    !svmtune_emu_vma_takes_thp(vma, start) ||
+	    !svmtune_emu_pmd_is_whole(ctx->mm, start))
+		return -EAGAIN;
+	dfolio = svmtune_emu_alloc_vram_thp(ctx, start);
+	if (!dfolio) {
+		atomic_long_inc(&edev->thp.fallback);
+		return svmtune_emu_thp_no_room(edev, d) ? -ENOSPC : -EAGAIN;
+	}
+	if (svmtune_emu_migrate_setup(&args, edev, vma, start, end,
+				      MIGRATE_VMA_SELECT_SYSTEM |
+				      MIGRATE_VMA_SELECT_COMPOUND, NULL)) {
+		/* The page-by-page path meets the same failure and returns it. */
+		svmtune_emu_thp_unused(edev, dfolio);
+		folio_unlock(dfolio);
+		folio_put(dfolio);
+		return -EAGAIN;
+	}
+	if ((args.src[0] & whole) == whole) {
+		/* No page: an empty PMD, or the huge zero page. */
+		if (migrate_pfn_to_page(args.src[0]))
+			sfolio = page_folio(migrate_pfn_to_page(args.src[0]));
+		for (i = 0; i < HPAGE_PMD_NR; i++) {
+			struct page *to = svmtune_emu_backing(folio_page(dfolio, i));
+
+			if (sfolio)
+				copy_highpage(to, folio_page(sfolio, i));
+			else
+				clear_highpage(to);
+		}
+		args.dst[0] = migrate_pfn(folio_pfn(dfolio)) | MIGRATE_PFN_COMPOUND;
+		if ((args.src[0] & MIGRATE_PFN_WRITE) ||
+		    (!sfolio && (vma->vm_flags & VM_WRITE)))
+			args.dst[0] |= MIGRATE_PFN_WRITE;
+	} else {
+		/* Collected page by page: restored below, then migrated anew. */
+		svmtune_emu_thp_unused(edev, dfolio);
+		folio_unlock(dfolio);
+		folio_put(dfolio);
+		dfolio = NULL;
+	}
+	migrate_vma_pages(&args);
+	if (dfolio && (args.src[0] & MIGRATE_PFN_MIGRATE)) {
+		moved = HPAGE_PMD_NR;
+		if (!svmtune_emu_passthrough_window)
+			svmtune_emu_note_run(edev, ctx->mm, d, acc, start, end,
+					     edev->core.id);
+		atomic_long_inc(&edev->thp.to_device);
+	} else if (dfolio) {
+		svmtune_emu_thp_unused(edev, dfolio);
+	}
+	migrate_vma_finalize(&args);
+	kvfree(args.src);
+	if (!moved)
+		atomic_long_inc(&edev->thp.fallback);
+	return moved ? moved : -EAGAIN;
+}
+#endif
+
+/*
  * Migrate the system pages of [start, end), one chunk, inside @vma to
  * @ctx's VRAM, for decision @d (NULL: an explicit migration). mmap_lock
  * held. @fallback counts pages that could not get VRAM.
@@ -264,12 +556,7 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 	 * fragments amdgpu computes can then span the block. At 4 KiB, pages
 	 * go where they fit.
 	 */
-	if (d)
-		frag = d->fragment;
-	else if (svmtune_emu_passthrough_window)
-		frag = svmtune_emu_passthrough_window;
-	else
-		frag = svmtune_fragment_size_at(ctx->mm, start);
+	frag = svmtune_emu_chunk_fragment(ctx, start, d);
 	fsize = 1UL << frag;
 
 	for (i = 0; i < args.npages; i++) {
@@ -326,8 +613,21 @@ long svmtune_emu_migrate_to_vram(struct svmtune_emu_ctx *ctx,
 	mmap_assert_locked(ctx->mm);
 	for (addr = start; addr < end; addr = next) {
 		next = svmtune_emu_chunk_end(addr, end);
-		ret = svmtune_emu_migrate_chunk_to_vram(ctx, vma, addr, next,
-							d, fallback, acc);
+		ret = -EAGAIN;
+#ifdef SVMTUNE_DEVICE_THP
+		/* A whole 2 MiB block may go as one folio, in its run. */
+		ret = svmtune_emu_migrate_thp_to_vram(ctx, vma, addr, next, d,
+						      acc);
+		if (ret == -ENOSPC) {
+			/* For the fault path to make room: see there. */
+			*fallback += (next - addr) >> PAGE_SHIFT;
+			ret = 0;
+		}
+#endif
+		if (ret == -EAGAIN)
+			ret = svmtune_emu_migrate_chunk_to_vram(ctx, vma, addr,
+								next, d,
+								fallback, acc);
 		if (ret < 0)
 			return moved ? moved : ret;
 		moved += ret;
@@ -347,13 +647,25 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 					     unsigned long *waste,
 					     struct svmtune_result *acc)
 {
+	unsigned long flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE;
 	struct migrate_vma args;
 	unsigned long moved;
 	int ret;
 
 	mmap_assert_locked(vma->vm_mm);
-	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
-					MIGRATE_VMA_SELECT_DEVICE_PRIVATE, fault_page);
+#ifdef SVMTUNE_DEVICE_THP
+	/*
+	 * A whole 2 MiB chunk collects a PMD-mapped device folio as one
+	 * entry, to go back whole (svmtune_emu_copy_thp_to_system()),
+	 * whatever thp_migration says now (a fault on one must take it
+	 * whole: svmtune_emu_fault_span()); one mapped by PTEs the kernel
+	 * splits as it collects (migrate_vma_split_folio()).
+	 */
+	if (IS_ALIGNED(start, HPAGE_PMD_SIZE) && end - start == HPAGE_PMD_SIZE)
+		flags |= MIGRATE_VMA_SELECT_COMPOUND;
+#endif
+	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end, flags,
+					fault_page);
 	if (ret)
 		return ret;
 	ret = svmtune_emu_copy_to_system(&args, &moved);
@@ -401,6 +713,39 @@ long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 	}
 	return moved;
 }
+
+#ifdef SVMTUNE_DEVICE_THP
+/*
+ * Grow [*@start, *@end), what a fault on a device page is to bring back,
+ * to the whole device folio when a PMD maps it (do_huge_pmd_device_private()
+ * leaves vmf->pte NULL). The kernel cannot split such a folio under the
+ * fault: the fault holds a reference to it, which
+ * migrate_vma_collect_huge_pmd()'s split_folio() and
+ * migrate_vma_split_unmapped_folio()'s folio_split_unmapped() both take
+ * for a pin; a part of it would be skipped, and the access would fault
+ * forever. Migrated whole (MIGRATE_VMA_SELECT_COMPOUND), it needs no
+ * split. A folio mapped by PTEs (after munmap, mprotect or MADV_DONTNEED
+ * of a part of it) is split by the kernel under its fault
+ * (migrate_vma_split_folio()): nothing to grow.
+ */
+static void svmtune_emu_fault_span(struct vm_fault *vmf, unsigned long *start,
+				   unsigned long *end)
+{
+	struct folio *folio = page_folio(vmf->page);
+	unsigned long base;
+
+	if (vmf->pte || !folio_test_large(folio))
+		return;
+	base = ALIGN_DOWN(vmf->address, folio_size(folio));
+	*start = min(*start, base);
+	*end = max(*end, base + folio_size(folio));
+}
+#else
+static void svmtune_emu_fault_span(struct vm_fault *vmf, unsigned long *start,
+				   unsigned long *end)
+{
+}
+#endif
 
 /* Device faults in progress; few at a time (one per faulting task). */
 static LIST_HEAD(svmtune_emu_peer_faults);
@@ -468,6 +813,7 @@ vm_fault_t svmtune_emu_peer_fault(struct svmtune_emu_device *edev,
 		start = vmf->address & PAGE_MASK;
 		end = start + PAGE_SIZE;
 	}
+	svmtune_emu_fault_span(vmf, &start, &end);
 	moved = svmtune_emu_migrate_to_ram(edev, vma, start, end, vmf->address,
 					   vmf->page, NULL, &waste, &result);
 	if (moved < 0) {
@@ -502,8 +848,8 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 		.retried = vmf->flags & FAULT_FLAG_TRIED,
 	};
 	struct svmtune_result result = { 0 };
+	unsigned long waste = 0, start, end;
 	struct svmtune_decision d;
-	unsigned long waste = 0;
 	long moved;
 
 	if (pf)
@@ -527,14 +873,20 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 		}
 		svmtune_emu_throttle(d.throttle_ns);
 	}
-	moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
+	start = d.start;
+	end = d.end;
+	svmtune_emu_fault_span(vmf, &start, &end);
+	moved = svmtune_emu_migrate_to_ram(edev, vma, start, end,
 					   vmf->address, vmf->page, &d, &waste,
 					   &result);
 	if (moved < 0 && d.end - d.start > PAGE_SIZE) {
 		/* No memory for the window's arrays: bring back the page alone. */
 		d.start = vmf->address & PAGE_MASK;
 		d.end = d.start + PAGE_SIZE;
-		moved = svmtune_emu_migrate_to_ram(edev, vma, d.start, d.end,
+		start = d.start;
+		end = d.end;
+		svmtune_emu_fault_span(vmf, &start, &end);
+		moved = svmtune_emu_migrate_to_ram(edev, vma, start, end,
 						   vmf->address, vmf->page, &d,
 						   &waste, &result);
 	}
@@ -547,9 +899,32 @@ static vm_fault_t svmtune_emu_cpu_fault(struct vm_fault *vmf)
 	return 0;
 }
 
-SVMTUNE_DEFINE_PAGEMAP_FREE(svmtune_emu_page_free)
-
+#ifdef SVMTUNE_DEVICE_THP
 const struct dev_pagemap_ops svmtune_emu_pagemap_ops = {
-	SVMTUNE_PAGEMAP_FREE(svmtune_emu_page_free),
+	.folio_free = svmtune_emu_folio_free,
+	.folio_split = svmtune_emu_folio_split,
 	.migrate_to_ram = svmtune_emu_cpu_fault,
 };
+#elif defined(SVMTUNE_HAVE_FOLIO_FREE)
+/*
+ * dev_pagemap_ops.folio_free (6.15 on) without compound device migration:
+ * every device folio is one page.
+ */
+static void svmtune_emu_folio_free_pages(struct folio *folio)
+{
+	long i;
+
+	for (i = 0; i < folio_nr_pages(folio); i++)
+		svmtune_emu_page_free(folio_page(folio, i));
+}
+
+const struct dev_pagemap_ops svmtune_emu_pagemap_ops = {
+	.folio_free = svmtune_emu_folio_free_pages,
+	.migrate_to_ram = svmtune_emu_cpu_fault,
+};
+#else
+const struct dev_pagemap_ops svmtune_emu_pagemap_ops = {
+	.page_free = svmtune_emu_page_free,
+	.migrate_to_ram = svmtune_emu_cpu_fault,
+};
+#endif

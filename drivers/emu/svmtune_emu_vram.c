@@ -31,9 +31,21 @@ static struct page *svmtune_emu_vram_page(struct svmtune_emu_device *edev,
 	struct page *page = pfn_to_page(edev->pfn_first + idx);
 
 	clear_bit(idx, edev->touched);
+#ifdef SVMTUNE_DEVICE_THP
+	/*
+	 * A free page may still be a tail of a 2 MiB device folio freed
+	 * whole (the kernel leaves its compound state until the page is
+	 * handed out again): its dirty flag, a folio flag, would be read
+	 * and cleared through that stale head, which may be a page in use
+	 * by now. The page's own state is there once initialised.
+	 */
+	svmtune_zone_device_page_init(page, &edev->pagemap);
+	ClearPageDirty(page);
+#else
 	/* A new page is clean: only what the GPU writes dirties it. */
 	ClearPageDirty(page);
 	svmtune_zone_device_page_init(page, &edev->pagemap);
+#endif
 	return page;
 }
 
@@ -299,3 +311,159 @@ long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 	xa_unlock(&ctx->layout);
 	return run;
 }
+
+#ifdef SVMTUNE_DEVICE_THP
+/**
+ * svmtune_emu_folio_free() - give the VRAM of a freed device folio back
+ * @folio: the folio, of any order, whose last reference went
+ *
+ * dev_pagemap_ops.folio_free: the whole folio goes back in one step, a
+ * 2 MiB one its whole run, its pages the GPU never touched counted as
+ * waste in one call to the engine. Process context (a migration, an
+ * unmap, an exit).
+ */
+void svmtune_emu_folio_free(struct folio *folio)
+{
+	struct page *head = folio_page(folio, 0);
+	struct svmtune_emu_device *edev = svmtune_emu_page_device(head);
+	unsigned long idx = svmtune_emu_page_index(edev, head);
+	unsigned long n = folio_nr_pages(folio), i, waste = 0;
+
+	/* Freed (unmapped, or the process exited) before the GPU touched it. */
+	for (i = idx; i < idx + n; i++) {
+		if (!test_and_set_bit(i, edev->touched))
+			waste++;
+		clear_bit(i, edev->departed);
+	}
+	if (waste && !svmtune_emu_passthrough_window)
+		svmtune_account_waste(&edev->core, NULL, 0, waste);
+	if (n > 1)
+		atomic_long_inc(&edev->thp.freed);
+
+	spin_lock(&edev->lock);
+	for (i = idx; i < idx + n; i++)
+		svmtune_emu_give_back(edev, i);
+	spin_unlock(&edev->lock);
+}
+
+/**
+ * svmtune_emu_folio_split() - a device folio of ours is being split
+ * @head: the folio being split (its first part once split)
+ * @tail: one of the new folios after @head, or NULL once all are made
+ *
+ * dev_pagemap_ops.folio_split, called by the kernel's folio split
+ * (zone_device_private_split_cb()) for each new folio, then once with
+ * @tail NULL. Given this method the kernel leaves it to the driver to
+ * give each new folio its pagemap and mapping, as it does without one.
+ * The VRAM needs nothing: its state is per page (the backing page, the
+ * touched and departed bits), and each new folio is freed on its own.
+ * Counts the split.
+ */
+void svmtune_emu_folio_split(struct folio *head, struct folio *tail)
+{
+	if (!tail) {
+		atomic_long_inc(&svmtune_emu_page_device(&head->page)->thp.split);
+		return;
+	}
+	tail->pgmap = head->pgmap;
+	tail->page.mapping = head->page.mapping;
+}
+
+/* Whether the @n VRAM pages at @run are all free. edev->lock held. */
+static bool svmtune_emu_run_free(struct svmtune_emu_device *edev, long run,
+				 unsigned long n)
+{
+	lockdep_assert_held(&edev->lock);
+	return run + n <= edev->npages &&
+	       find_next_bit(edev->used, run + n, run) >= run + n;
+}
+
+/**
+ * svmtune_emu_alloc_vram_thp() - a 2 MiB device folio for a fragment block
+ * @ctx: the migrating context
+ * @base: the block's first address, 2 MiB aligned (its fragment size is
+ *	2 MiB)
+ *
+ * Takes the block's run of VRAM whole, as one device-private folio of a
+ * PMD's order: the run its layout hint names, if still valid and wholly
+ * free, else a newly reserved one, wholly free, which a new hint names
+ * as svmtune_emu_fragment_run() names runs (the block has no page in
+ * VRAM: the caller migrates it whole). The folio's pages lie in address
+ * order, as the page-by-page path lays a 2 MiB block out. mmap_lock held;
+ * takes the layout's lock, then edev->lock.
+ *
+ * Return: the folio, locked, with one reference, or NULL if no aligned
+ * 2 MiB run of VRAM is free.
+ */
+struct folio *svmtune_emu_alloc_vram_thp(struct svmtune_emu_ctx *ctx,
+					 unsigned long base)
+{
+	struct svmtune_emu_device *edev = ctx->edev;
+	unsigned long index = base >> PAGE_SHIFT, n = HPAGE_PMD_NR, i;
+	bool fresh = false;
+	struct folio *folio;
+	void *entry, *old;
+	long run = -1;
+	u32 gen = 0;
+
+	BUILD_BUG_ON(HPAGE_PMD_NR != SVMTUNE_EMU_RUN_REGION);
+	mmap_assert_locked(ctx->mm);
+	xa_lock(&ctx->layout);
+	entry = xa_load(&ctx->layout, index);
+	spin_lock(&edev->lock);
+	if (edev->nfree >= n) {
+		if (entry && svmtune_emu_hint_frag(entry) == HPAGE_PMD_SHIFT &&
+		    svmtune_emu_run_valid(edev, svmtune_emu_hint_run(entry),
+					  svmtune_emu_hint_gen(entry)) &&
+		    svmtune_emu_run_free(edev, svmtune_emu_hint_run(entry), n)) {
+			run = svmtune_emu_hint_run(entry);
+		} else {
+			if (entry)
+				svmtune_emu_hint_release(edev, entry);
+			/* Free of allocated pages, whichever search found it. */
+			run = svmtune_emu_reserve_run(edev, n, &gen);
+			fresh = true;
+		}
+		for (i = run; run >= 0 && i < run + n; i++)
+			svmtune_emu_take(edev, i);
+	}
+	spin_unlock(&edev->lock);
+	/* As svmtune_emu_fragment_run() keeps the layout. */
+	if (fresh && run >= 0) {
+		old = __xa_store(&ctx->layout, index,
+				 svmtune_emu_hint_make(run, gen, HPAGE_PMD_SHIFT),
+				 GFP_NOWAIT | __GFP_NOWARN);
+		if (xa_is_err(old)) {
+			spin_lock(&edev->lock);
+			svmtune_emu_release_run(edev, run, n, gen);
+			spin_unlock(&edev->lock);
+			if (entry)
+				__xa_erase(&ctx->layout, index);
+		} else {
+			xa_for_each_range(&ctx->layout, i, entry, index + 1,
+					  index + n - 1) {
+				__xa_erase(&ctx->layout, i);
+				svmtune_emu_hint_drop(edev, entry);
+			}
+		}
+	} else if (fresh && entry) {
+		__xa_erase(&ctx->layout, index);
+	}
+	xa_unlock(&ctx->layout);
+	if (run < 0)
+		return NULL;
+
+	for (i = run; i < run + n; i++)
+		clear_bit(i, edev->touched);
+	/*
+	 * The run's first page is never a stale tail (a freed 2 MiB folio
+	 * started at an aligned run too); zone_device_folio_init() clears
+	 * whatever compound state the run's pages kept and makes the folio.
+	 */
+	folio = pfn_folio(edev->pfn_first + run);
+	zone_device_folio_init(folio, &edev->pagemap, HPAGE_PMD_ORDER);
+	/* A new folio is clean: only what the GPU writes dirties it. */
+	folio_clear_dirty(folio);
+	return folio;
+}
+#endif

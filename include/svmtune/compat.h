@@ -26,6 +26,8 @@
 #ifdef CONFIG_X86
 #include <asm/ibt.h>
 #endif
+#include <linux/huge_mm.h>
+#include <linux/migrate.h>
 
 /*
  * The dev_pagemap of a ZONE_DEVICE page. 6.14 moved it from struct page
@@ -54,29 +56,6 @@ static inline void svmtune_zone_device_page_init(struct page *page,
 	zone_device_page_init(page);
 #endif
 }
-
-/*
- * dev_pagemap_ops' free callback: page_free(page) up to 6.x,
- * folio_free(folio) since device-private memory can be a large folio.
- * SVMTUNE_PAGEMAP_FREE(fn) initialises the member with @fn, which takes a
- * struct page (svmtune's device pages are order 0); the folio form calls
- * it once per page of the folio.
- */
-#ifdef SVMTUNE_HAVE_FOLIO_FREE
-#define SVMTUNE_PAGEMAP_FREE(fn)					\
-	.folio_free = fn##_folio
-#define SVMTUNE_DEFINE_PAGEMAP_FREE(fn)					\
-	static void fn##_folio(struct folio *folio)			\
-	{								\
-		long i, n = folio_nr_pages(folio);			\
-									\
-		for (i = 0; i < n; i++)					\
-			fn(folio_page(folio, i));			\
-	}
-#else
-#define SVMTUNE_PAGEMAP_FREE(fn)	.page_free = fn
-#define SVMTUNE_DEFINE_PAGEMAP_FREE(fn)
-#endif
 
 /*
  * Whether @mm's owner may be acted on by a caller that passed the
@@ -131,5 +110,41 @@ static inline bool svmtune_is_endbr(void *addr)
 #endif
 }
 #endif
+
+/*
+ * Compound (THP) device-private migration, Linux 7.3: migrate_vma_setup()
+ * with MIGRATE_VMA_SELECT_COMPOUND collects an empty or PMD-mapped 2 MiB
+ * as one MIGRATE_PFN_COMPOUND entry, device-private memory can be a large
+ * folio (zone_device_folio_init()), freed whole by ->folio_free() and
+ * split through ->folio_split(). SVMTUNE_DEVICE_THP is defined where the
+ * kernel has all of it and its architecture migrates THPs: PMD migration
+ * and device-private entries (thp_migration_supported();
+ * CONFIG_ARCH_HAS_PMD_SOFTLEAVES in 7.3, CONFIG_ARCH_ENABLE_THP_MIGRATION
+ * before).
+ */
+#if defined(SVMTUNE_HAVE_MIGRATE_COMPOUND) &&				\
+	defined(SVMTUNE_HAVE_FOLIO_SPLIT) &&				\
+	defined(SVMTUNE_HAVE_FOLIO_FREE) &&				\
+	defined(SVMTUNE_HAVE_ZONE_DEVICE_INIT_PGMAP) &&			\
+	defined(CONFIG_MIGRATION) &&					\
+	defined(CONFIG_TRANSPARENT_HUGEPAGE) &&				\
+	(defined(CONFIG_ARCH_HAS_PMD_SOFTLEAVES) ||			\
+	 defined(CONFIG_ARCH_ENABLE_THP_MIGRATION))
+#define SVMTUNE_DEVICE_THP 1
+#endif
+
+/*
+ * How many pages the entry @mpfn of a migrate_vma src or dst array
+ * stands for: a compound entry covers a PMD's worth (the entries after it
+ * are empty), any other one page.
+ */
+static inline unsigned long svmtune_migrate_pfn_pages(unsigned long mpfn)
+{
+#ifdef SVMTUNE_DEVICE_THP
+	if (mpfn & MIGRATE_PFN_COMPOUND)
+		return HPAGE_PMD_NR;
+#endif
+	return 1;
+}
 
 #endif /* _SVMTUNE_COMPAT_H */

@@ -2909,4 +2909,591 @@ TEST_F(emu, shared_shmem_and_thp_buffers_served)
 	free(pat);
 }
 
+/*
+ * Compound device migration (Linux 7.3: MIGRATE_VMA_SELECT_COMPOUND): a
+ * whole 2 MiB window whose CPU page table holds nothing or one THP moves
+ * to VRAM as one device-private folio, and a whole 2 MiB window back to a
+ * system THP. svmtune_emu's debugfs file counts what it did; its
+ * thp_migration parameter forces page by page (0) and refuses 1 where the
+ * kernel cannot.
+ */
+#define THP_KNOB "/sys/module/svmtune_emu/parameters/thp_migration"
+#define THP_STATS "/sys/kernel/debug/svmtune_emu/svmtune_emu0/thp"
+#define NO_THP_REASON                                           \
+	"this kernel has no compound device-private migration " \
+	"(MIGRATE_VMA_SELECT_COMPOUND): svmtune_emu migrates page by page"
+
+/* Write @val to @path; 0 or the -errno of the open or the write. */
+static int write_errno(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The counter @name of THP_STATS ("to_device", ...), or -1. */
+static long thp_stat(const char *name)
+{
+	size_t n = strlen(name);
+	char buf[512], *line;
+
+	if (svmtune_read_file(THP_STATS, buf, sizeof(buf)))
+		return -1;
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			return strtol(line + n + 1, NULL, 10);
+	}
+	return -1;
+}
+
+/*
+ * AnonHugePages (KiB) of the mapping holding @addr: its system THPs
+ * mapped by PMDs (device-private PMDs are not counted), or -1.
+ */
+static long anon_huge_kb(const void *addr)
+{
+	unsigned long a = (uintptr_t)addr, lo, hi;
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	long kb = -1;
+	int in = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+FIXTURE(emu_thp)
+{
+	int fd;
+	int ctl;
+	__u32 dev_id;
+	char *buf;
+	unsigned long size;
+	char *ref;
+	char *got;
+	uint32_t *snap;
+	char knob[16];
+	char saved_gran[32];
+	char saved_policy[32];
+	struct svmtune_saved_knobs saved;
+};
+
+FIXTURE_SETUP(emu_thp)
+{
+	int ret;
+
+	self->fd = -1;
+	self->ctl = -1;
+	if (geteuid() != 0)
+		SKIP(return, "sets global knobs: needs root");
+	ASSERT_EQ(0,
+		  svmtune_read_file(THP_KNOB, self->knob, sizeof(self->knob)));
+	ret = write_errno(THP_KNOB, "1");
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, NO_THP_REASON);
+	ASSERT_EQ(0, ret);
+	ASSERT_LE(0, thp_stat("to_device"))
+	TH_LOG("%s: debugfs not mounted?", THP_STATS);
+	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0);
+	self->ctl = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->ctl, 0);
+	self->dev_id = svmtune_device_id(self->ctl, "svmtune_emu0");
+	ASSERT_NE(0, self->dev_id);
+	self->size = 8 * MIB;
+	self->buf = svmtune_map_aligned(self->size);
+	ASSERT_NE(NULL, self->buf);
+	/* svmtune_map_aligned() turns THPs off; these buffers want them. */
+	ASSERT_EQ(0, madvise(self->buf, self->size, MADV_HUGEPAGE));
+	self->ref = malloc(self->size);
+	self->got = malloc(self->size);
+	self->snap = calloc(self->size / PAGE, sizeof(uint32_t));
+	ASSERT_NE(NULL, self->ref);
+	ASSERT_NE(NULL, self->got);
+	ASSERT_NE(NULL, self->snap);
+	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->saved_gran,
+					sizeof(self->saved_gran)));
+	ASSERT_EQ(0, svmtune_read_sysfs("policy", self->saved_policy,
+					sizeof(self->saved_policy)));
+	ASSERT_EQ(0, svmtune_save_knobs(&self->saved));
+	/* 2 MiB windows, each block laid out as one 2 MiB run. */
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("fragment_size", "2M"));
+	ASSERT_EQ(0, svmtune_write_sysfs("prefetch_threshold", "0"));
+	ASSERT_EQ(0, svmtune_write_sysfs("evict_when_full", "1"));
+}
+
+FIXTURE_TEARDOWN(emu_thp)
+{
+	if (geteuid() != 0 || self->ctl < 0)
+		return;
+	svmtune_write_file(THP_KNOB, self->knob);
+	svmtune_write_sysfs("granularity", self->saved_gran);
+	svmtune_write_sysfs("policy", self->saved_policy);
+	svmtune_restore_knobs(&self->saved);
+	if (self->buf)
+		munmap(self->buf, self->size);
+	free(self->ref);
+	free(self->got);
+	free(self->snap);
+	close(self->ctl);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* The engine's pages to device and to system in @buf's range. */
+static void range_moves(int ctl, void *buf, uint64_t *to_dev, uint64_t *to_sys)
+{
+	struct svmtune_counters c;
+
+	memset(&c, 0, sizeof(c));
+	range_stats(ctl, buf, &c);
+	*to_dev = c.pages_to_device;
+	*to_sys = c.pages_to_system;
+}
+
+/*
+ * A GPU write of fresh memory (nothing in the CPU page table): each 2 MiB
+ * window moves as one device folio, one fault each, mapped with 2 MiB
+ * fragments; the engine counts 512 pages per folio and VRAM is 2 MiB
+ * less per folio. The CPU's read brings each back whole, as a system THP,
+ * with every byte, and gives all of VRAM back.
+ */
+TEST_F(emu_thp, gpu_write_to_empty_windows_moves_whole_folios_both_ways)
+{
+	unsigned long n = self->size / PAGE, windows = self->size / (2 * MIB);
+	uint64_t free0 = svmtune_device_free_bytes(self->ctl, self->dev_id);
+	long dev0 = thp_stat("to_device"), sys0 = thp_stat("to_system");
+	uint64_t to_dev0, to_sys0, to_dev1, to_sys1;
+	struct svmtune_emu_access out;
+	unsigned long i;
+
+	fill_pattern(self->ref, self->size, 60);
+	range_moves(self->ctl, self->buf, &to_dev0, &to_sys0);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->ref,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(windows, out.faults);
+	EXPECT_EQ(n, out.migrated);
+	EXPECT_EQ(windows, thp_stat("to_device") - dev0);
+	EXPECT_EQ(free0 - self->size,
+		  svmtune_device_free_bytes(self->ctl, self->dev_id));
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, self->size, self->snap));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(SVMTUNE_EMU_PAGE_DEVICE | SVMTUNE_EMU_PAGE_MAPPED,
+			  self->snap[i] & (SVMTUNE_EMU_PAGE_DEVICE |
+					   SVMTUNE_EMU_PAGE_MAPPED |
+					   SVMTUNE_EMU_PAGE_REMOTE))
+		TH_LOG("page %lu", i);
+		EXPECT_EQ(21, SVMTUNE_EMU_PAGE_PTE_FRAG(self->snap[i]))
+		TH_LOG("page %lu", i);
+	}
+	/* The engine: 512 pages per folio. */
+	range_moves(self->ctl, self->buf, &to_dev1, &to_sys1);
+	EXPECT_EQ(n, to_dev1 - to_dev0);
+
+	/* The CPU reads it all: each window back whole, as a THP. */
+	EXPECT_EQ(0, memcmp(self->buf, self->ref, self->size));
+	EXPECT_EQ(windows, thp_stat("to_system") - sys0);
+	EXPECT_EQ((long)(self->size >> 10), anon_huge_kb(self->buf));
+	range_moves(self->ctl, self->buf, &to_dev1, &to_sys1);
+	EXPECT_EQ(n, to_sys1 - to_sys0);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, self->size, self->snap));
+	EXPECT_EQ(0, count_pages(self->snap, n, SVMTUNE_EMU_PAGE_DEVICE,
+				 SVMTUNE_EMU_PAGE_DEVICE));
+	EXPECT_EQ(free0, svmtune_device_free_bytes(self->ctl, self->dev_id));
+}
+
+/*
+ * A buffer the CPU filled as THPs: the GPU's read moves each one whole
+ * (its PMD becomes a device-private PMD), the GPU's write changes it in
+ * VRAM, the CPU's read brings it back whole; twice, the second time from
+ * the THPs the first round brought back.
+ */
+TEST_F(emu_thp, cpu_thps_go_to_the_gpu_and_back_whole)
+{
+	const unsigned long size = 4 * MIB, windows = size / (2 * MIB);
+	long dev0 = thp_stat("to_device"), sys0 = thp_stat("to_system");
+	struct svmtune_emu_access out;
+	int round;
+
+	fill_pattern(self->ref, size, 61);
+	memcpy(self->buf, self->ref, size);
+	if (anon_huge_kb(self->buf) < (long)(size >> 10))
+		SKIP(return, "no THP could be had for the buffer (%ld KiB)",
+			   anon_huge_kb(self->buf));
+	for (round = 0; round < 2; round++) {
+		memset(self->got, 0, size);
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->got,
+					SVMTUNE_EMU_READ, &out));
+		EXPECT_EQ(0, memcmp(self->got, self->ref, size))
+		TH_LOG("round %d", round);
+		EXPECT_EQ(windows, out.faults) TH_LOG("round %d", round);
+		EXPECT_EQ(size / PAGE, out.migrated) TH_LOG("round %d", round);
+		EXPECT_EQ(windows * (round + 1), thp_stat("to_device") - dev0);
+		ASSERT_EQ(0,
+			  emu_snapshot(self->fd, self->buf, size, self->snap));
+		EXPECT_EQ(size / PAGE, count_pages(self->snap, size / PAGE,
+						   SVMTUNE_EMU_PAGE_DEVICE,
+						   SVMTUNE_EMU_PAGE_DEVICE))
+		TH_LOG("round %d", round);
+
+		fill_pattern(self->ref, size, 62 + round);
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->ref,
+					SVMTUNE_EMU_WRITE, &out));
+		EXPECT_EQ(0, out.migrated) TH_LOG("round %d", round);
+		EXPECT_EQ(0, memcmp(self->buf, self->ref, size))
+		TH_LOG("round %d", round);
+		EXPECT_EQ(windows * (round + 1), thp_stat("to_system") - sys0);
+		EXPECT_EQ((long)(size >> 10), anon_huge_kb(self->buf))
+		TH_LOG("round %d", round);
+	}
+}
+
+/*
+ * A CPU fault on one page of a device folio mapped by a PMD, with a 4 KiB
+ * window: the kernel cannot split the folio under the fault (the fault
+ * holds a reference), so the whole folio comes back, as a THP, with every
+ * byte, and all of its VRAM is free (a part of it would fault forever).
+ */
+TEST_F(emu_thp, cpu_fault_on_a_pmd_mapped_folio_brings_it_back_whole)
+{
+	const unsigned long size = 2 * MIB, n = size / PAGE, page = 256 + 5;
+	uint64_t free0 = svmtune_device_free_bytes(self->ctl, self->dev_id);
+	long dev0 = thp_stat("to_device"), sys0 = thp_stat("to_system");
+
+	fill_pattern(self->ref, size, 64);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->ref,
+				SVMTUNE_EMU_WRITE, NULL));
+	ASSERT_EQ(1, thp_stat("to_device") - dev0);
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, size,
+					SVMTUNE_POLICY_GRANULARITY, 12, 0, 0));
+	EXPECT_EQ(0, memcmp(self->buf + page * PAGE, self->ref + page * PAGE,
+			    PAGE));
+	EXPECT_EQ(1, thp_stat("to_system") - sys0);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, size, self->snap));
+	EXPECT_EQ(0, count_pages(self->snap, n, SVMTUNE_EMU_PAGE_DEVICE,
+				 SVMTUNE_EMU_PAGE_DEVICE));
+	EXPECT_EQ(free0, svmtune_device_free_bytes(self->ctl, self->dev_id));
+	EXPECT_EQ((long)(size >> 10), anon_huge_kb(self->buf));
+	EXPECT_EQ(0, memcmp(self->buf, self->ref, size));
+}
+
+/*
+ * A CPU fault on one page of a device folio mapped by PTEs (an mprotect
+ * of a part of it split its PMD), with a 4 KiB window: the kernel splits
+ * the folio under the fault (the driver's folio_split counts it) and only
+ * that page comes back; the other 511 stay in VRAM with their bytes, and
+ * all of VRAM is free once they are read.
+ */
+TEST_F(emu_thp, cpu_fault_on_a_pte_mapped_folio_splits_it_and_keeps_data)
+{
+	const unsigned long size = 2 * MIB, n = size / PAGE, page = 256 + 5;
+	uint64_t free0 = svmtune_device_free_bytes(self->ctl, self->dev_id);
+	long dev0 = thp_stat("to_device"), split0 = thp_stat("split");
+
+	fill_pattern(self->ref, size, 72);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->ref,
+				SVMTUNE_EMU_WRITE, NULL));
+	ASSERT_EQ(1, thp_stat("to_device") - dev0);
+	/* The PMD is split; the folio stays whole, mapped by 512 PTEs. */
+	ASSERT_EQ(0, mprotect(self->buf, 64 * KIB, PROT_READ));
+	ASSERT_EQ(0, mprotect(self->buf, 64 * KIB, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, thp_stat("split") - split0);
+	EXPECT_EQ(free0 - size,
+		  svmtune_device_free_bytes(self->ctl, self->dev_id));
+
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, size,
+					SVMTUNE_POLICY_GRANULARITY, 12, 0, 0));
+	EXPECT_EQ(0, memcmp(self->buf + page * PAGE, self->ref + page * PAGE,
+			    PAGE));
+	EXPECT_EQ(1, thp_stat("split") - split0);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, size, self->snap));
+	EXPECT_EQ(n - 1, count_pages(self->snap, n, SVMTUNE_EMU_PAGE_DEVICE,
+				     SVMTUNE_EMU_PAGE_DEVICE));
+	EXPECT_EQ(0, self->snap[page] & SVMTUNE_EMU_PAGE_DEVICE);
+	EXPECT_EQ(free0 - size + PAGE,
+		  svmtune_device_free_bytes(self->ctl, self->dev_id));
+	/* The GPU reads the rest from VRAM, the page from system memory. */
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, size,
+					SVMTUNE_POLICY_GRANULARITY, 21, 0, 0));
+	memset(self->got, 0, size);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->got,
+				SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(0, memcmp(self->got, self->ref, size));
+	/* The CPU reads it all back, and all of VRAM is free. */
+	EXPECT_EQ(0, memcmp(self->buf, self->ref, size));
+	EXPECT_EQ(free0, svmtune_device_free_bytes(self->ctl, self->dev_id));
+}
+
+/*
+ * munmap, mprotect and MADV_DONTNEED of 64 KiB inside three device
+ * folios: the kernel splits their PMDs; what stays mapped keeps its bytes
+ * for the GPU and the CPU, the read-only part refuses a GPU write, the
+ * dropped part reads zero, and once all is unmapped every byte of VRAM is
+ * free again.
+ */
+TEST_F(emu_thp, partial_munmap_mprotect_dontneed_keep_data_and_vram)
+{
+	const unsigned long hole = 64 * KIB, at = 64 * KIB;
+	uint64_t free0 = svmtune_device_free_bytes(self->ctl, self->dev_id);
+	long dev0 = thp_stat("to_device");
+	char *w0 = self->buf, *w1 = self->buf + 2 * MIB,
+	     *w2 = self->buf + 4 * MIB, *w3 = self->buf + 6 * MIB;
+	struct svmtune_emu_access out;
+
+	fill_pattern(self->ref, self->size, 65);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->ref,
+				SVMTUNE_EMU_WRITE, &out));
+	ASSERT_EQ(4, thp_stat("to_device") - dev0);
+
+	ASSERT_EQ(0, munmap(w0 + at, hole));
+	ASSERT_EQ(0, mprotect(w1 + at, hole, PROT_READ));
+	ASSERT_EQ(0, madvise(w2 + at, hole, MADV_DONTNEED));
+	memset(self->ref + 4 * MIB + at, 0, hole);
+
+	/* The GPU reads what is mapped. */
+	memset(self->got, 0, self->size);
+	ASSERT_EQ(0, gpu_access(self->fd, w0, at, self->got, SVMTUNE_EMU_READ,
+				NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, w0 + at + hole, 2 * MIB - at - hole,
+				self->got + at + hole, SVMTUNE_EMU_READ, NULL));
+	ASSERT_EQ(0, gpu_access(self->fd, w1, 6 * MIB, self->got + 2 * MIB,
+				SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(0, memcmp(self->got, self->ref, at));
+	EXPECT_EQ(0, memcmp(self->got + at + hole, self->ref + at + hole,
+			    self->size - at - hole));
+	/* The read-only part refuses a GPU write; the rest takes one. */
+	EXPECT_EQ(-EFAULT, gpu_access(self->fd, w1 + at, PAGE, self->got,
+				      SVMTUNE_EMU_WRITE, NULL));
+	fill_pattern(self->ref + 6 * MIB, 2 * MIB, 66);
+	ASSERT_EQ(0, gpu_access(self->fd, w3, 2 * MIB, self->ref + 6 * MIB,
+				SVMTUNE_EMU_WRITE, NULL));
+
+	/* The CPU reads the same. */
+	EXPECT_EQ(0, memcmp(w0, self->ref, at));
+	EXPECT_EQ(0, memcmp(w0 + at + hole, self->ref + at + hole,
+			    self->size - at - hole));
+
+	/* Unmapped, every page of VRAM is free again. */
+	ASSERT_EQ(0, munmap(self->buf, self->size));
+	self->buf = NULL;
+	EXPECT_EQ(free0, svmtune_device_free_bytes(self->ctl, self->dev_id));
+}
+
+/*
+ * A GPU reading, twice, a THP buffer 8 MiB larger than its memory, with
+ * eviction on: every window is served in VRAM, as a folio, the least
+ * recently used folios going back whole to make room; every byte
+ * survives, and the device never holds more than it has.
+ */
+TEST_F(emu_thp, eviction_of_folios_when_vram_is_full_keeps_data)
+{
+	struct svmtune_device_info di;
+	long dev0 = thp_stat("to_device"), sys0 = thp_stat("to_system");
+	struct svmtune_emu_access out;
+	unsigned long size;
+	char *big, *ref, *got;
+	int round;
+
+	memset(&di, 0, sizeof(di));
+	di.id = self->dev_id;
+	ASSERT_EQ(0, ioctl(self->ctl, SVMTUNE_IOC_GET_DEVICE, &di));
+	size = di.mem_bytes + 8 * MIB;
+	big = svmtune_map_aligned(size);
+	ref = malloc(size);
+	got = malloc(size);
+	ASSERT_NE(NULL, big);
+	ASSERT_NE(NULL, ref);
+	ASSERT_NE(NULL, got);
+	ASSERT_EQ(0, madvise(big, size, MADV_HUGEPAGE));
+	fill_pattern(ref, size, 67);
+	memcpy(big, ref, size);
+	for (round = 0; round < 2; round++) {
+		memset(got, 0, size);
+		ASSERT_EQ(0, gpu_access(self->fd, big, size, got,
+					SVMTUNE_EMU_READ, &out));
+		EXPECT_EQ(0, memcmp(got, ref, size)) TH_LOG("round %d", round);
+		EXPECT_EQ(size / PAGE, out.migrated) TH_LOG("round %d", round);
+		EXPECT_EQ(0, out.remote) TH_LOG("round %d", round);
+		EXPECT_LT(0, out.evicted) TH_LOG("round %d", round);
+	}
+	EXPECT_LE(size / (2 * MIB), thp_stat("to_device") - dev0);
+	EXPECT_LT(0, thp_stat("to_system") - sys0);
+	EXPECT_EQ(0, memcmp(big, ref, size));
+	munmap(big, size);
+	free(ref);
+	free(got);
+}
+
+/*
+ * A process whose GPU wrote 16 MiB as folios exits without unmapping or
+ * closing anything: every folio is freed whole and all of VRAM is free.
+ */
+TEST_F(emu_thp, process_exit_frees_every_folio)
+{
+	uint64_t free0 = svmtune_device_free_bytes(self->ctl, self->dev_id);
+	long dev0 = thp_stat("to_device"), freed0 = thp_stat("freed");
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		const unsigned long size = 16 * MIB;
+		char *mem = svmtune_map_aligned(size), *data = malloc(size);
+		int fd = open(EMU_DEV, O_RDWR);
+
+		if (!mem || !data || fd < 0 ||
+		    madvise(mem, size, MADV_HUGEPAGE))
+			_exit(1);
+		memset(data, 0x3c, size);
+		if (gpu_access(fd, mem, size, data, SVMTUNE_EMU_WRITE, NULL))
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(8, thp_stat("to_device") - dev0);
+	EXPECT_EQ(8, thp_stat("freed") - freed0);
+	EXPECT_EQ(free0, svmtune_device_free_bytes(self->ctl, self->dev_id));
+}
+
+/*
+ * fork() of a process whose data is in device folios: the child reads
+ * the GPU's bytes, its write is its own (copy on write), and the parent's
+ * GPU then writes its own copy (the shared, read-only device PMD is
+ * faulted for write once, as the CPU would).
+ */
+TEST_F(emu_thp, fork_shares_folios_copy_on_write)
+{
+	const unsigned long size = 4 * MIB;
+	int status;
+	pid_t pid;
+
+	fill_pattern(self->ref, size, 68);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->ref,
+				SVMTUNE_EMU_WRITE, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (memcmp(self->buf, self->ref, size))
+			_exit(1);
+		self->buf[PAGE] ^= 1;
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	fill_pattern(self->ref + 2 * MIB, 2 * MIB, 69);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 2 * MIB, 2 * MIB,
+				self->ref + 2 * MIB, SVMTUNE_EMU_WRITE, NULL));
+	memset(self->got, 0, size);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->got,
+				SVMTUNE_EMU_READ, NULL));
+	EXPECT_EQ(0, memcmp(self->got, self->ref, size));
+	EXPECT_EQ(0, memcmp(self->buf, self->ref, size));
+}
+
+/*
+ * thp_migration 0: the same window of fresh memory goes page by page (no
+ * folio, the same 512 pages counted), and comes back as pages.
+ */
+TEST_F(emu_thp, thp_migration_0_goes_page_by_page)
+{
+	const unsigned long size = 2 * MIB, n = size / PAGE;
+	long dev0 = thp_stat("to_device"), sys0 = thp_stat("to_system");
+	struct svmtune_emu_access out;
+
+	ASSERT_EQ(0, write_errno(THP_KNOB, "0"));
+	fill_pattern(self->ref, size, 70);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, size, self->ref,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(n, out.migrated);
+	EXPECT_EQ(0, thp_stat("to_device") - dev0);
+	ASSERT_EQ(0, emu_snapshot(self->fd, self->buf, size, self->snap));
+	EXPECT_EQ(n, count_pages(self->snap, n, SVMTUNE_EMU_PAGE_DEVICE,
+				 SVMTUNE_EMU_PAGE_DEVICE));
+	EXPECT_EQ(0, memcmp(self->buf, self->ref, size));
+	EXPECT_EQ(0, thp_stat("to_system") - sys0);
+	EXPECT_EQ(0, anon_huge_kb(self->buf));
+}
+
+static void *read_each_page(void *p)
+{
+	char *buf = p;
+	unsigned long off, sum = 0;
+
+	for (off = 0; off < 2 * MIB; off += PAGE)
+		sum += __atomic_load_n(&buf[off], __ATOMIC_RELAXED);
+	return (void *)sum;
+}
+
+/*
+ * rmmod of the emulated GPU while its memory holds a process's folios,
+ * a thread reading one of them page by page meanwhile (4 KiB windows:
+ * each CPU fault splits the folio under the unload's eviction): every
+ * byte comes back to system memory and the unload ends.
+ */
+TEST_F(emu_thp, unload_with_resident_folios_keeps_every_byte)
+{
+	long dev0 = thp_stat("to_device");
+	pthread_t thread;
+
+	fill_pattern(self->ref, self->size, 71);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->ref,
+				SVMTUNE_EMU_WRITE, NULL));
+	ASSERT_EQ(4, thp_stat("to_device") - dev0);
+	ASSERT_EQ(0, svmtune_set_policy(self->ctl, self->buf, 2 * MIB,
+					SVMTUNE_POLICY_GRANULARITY, 12, 0, 0));
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, read_each_page, self->buf));
+	EXPECT_EQ(0, system("rmmod svmtune_emu"));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, memcmp(self->buf, self->ref, self->size));
+	ASSERT_EQ(0, system("modprobe svmtune_emu"));
+}
+
+/*
+ * thp_migration takes 0 or 1 and nothing else; 1 only where the kernel
+ * has compound device migration (and then the debugfs counters are
+ * there). Runs on every kernel.
+ */
+TEST_F(emu, thp_migration_parameter_refuses_bad_input)
+{
+	static const char *const bad[] = { "2", "-1", "on", "1x", "01 1", " " };
+	char saved[16];
+	unsigned int i;
+	int ret;
+
+	ASSERT_EQ(0, svmtune_read_file(THP_KNOB, saved, sizeof(saved)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, write_errno(THP_KNOB, bad[i]))
+		TH_LOG("bad input %u", i);
+	}
+	EXPECT_EQ(0, write_errno(THP_KNOB, "0"));
+	ret = write_errno(THP_KNOB, "1");
+	EXPECT_EQ(access(THP_STATS, R_OK) ? -EOPNOTSUPP : 0, ret);
+	svmtune_write_file(THP_KNOB, saved);
+}
+
 TEST_HARNESS_MAIN

@@ -675,13 +675,180 @@ static int copy_main(int emu)
 	return ret;
 }
 
+/*
+ * --thp: 2 MiB-window migration throughput through the fault paths, with
+ * svmtune_emu's compound device migration (thp_migration 1: each window
+ * one device-private THP) against page by page (0, what kernels without
+ * it do), in turn in one run on the same kernel. Each round maps a fresh
+ * buffer (2 MiB aligned, MADV_HUGEPAGE) that the CPU fills, as THPs; the
+ * GPU reads one page of each 2 MiB window (one GPU fault migrates the
+ * window: fixed 2 MiB windows, fragment_size 2M), timed; then the CPU
+ * reads one byte of each window (one CPU fault brings it back), timed;
+ * the engine's counters must show every page moved each way, and every
+ * byte is checked. Best of 2 x repeat rounds per mode, in the order THP,
+ * pages, pages, THP. Prints "thp,<thp|pages>,<to_device|to_system>,MiB/s,
+ * folios" rows (folios: svmtune_emu's device THPs moved, from debugfs),
+ * or "thp,unsupported" first where the kernel has no compound device
+ * migration (then only the pages rows).
+ */
+#define THP_KNOB "/sys/module/svmtune_emu/parameters/thp_migration"
+#define THP_STATS "/sys/kernel/debug/svmtune_emu/svmtune_emu0/thp"
+
+/* The counter @name of THP_STATS, or 0. */
+static long thp_stat(const char *name)
+{
+	size_t n = strlen(name);
+	char buf[512], *line;
+
+	if (svmtune_tool_read_file(THP_STATS, buf, sizeof(buf)))
+		return 0;
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			return strtol(line + n + 1, NULL, 10);
+	}
+	return 0;
+}
+
+/* Write @val to the file at @path; 0 or -errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* One round of --thp: MiB/s each way kept in @to_dev and @to_sys if faster. */
+static int thp_round(int emu, int ctl, unsigned int seed, double *to_dev,
+		     double *to_sys)
+{
+	const unsigned long size = buf_size, win = 2 * MIB;
+	struct svmtune_counters c0, c1, c2;
+	struct svmtune_emu_access a;
+	char page[PAGE], *raw, *buf;
+	unsigned long off;
+	int ret = 0;
+	double t0;
+
+	raw = mmap(NULL, size + win, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -ENOMEM;
+	buf = (char *)(((uintptr_t)raw + win - 1) & ~(win - 1));
+	madvise(buf, size, MADV_HUGEPAGE);
+	for (off = 0; off < size; off += PAGE)
+		memset(buf + off, (char)(off / PAGE + seed), PAGE);
+	if (svmtune_tool_stats(ctl, &c0, NULL))
+		ret = -EIO;
+	t0 = now_ms();
+	for (off = 0; off < size && !ret; off += win) {
+		ret = svmtune_tool_gpu_access_counted(
+			emu, buf + off, PAGE, page, SVMTUNE_EMU_READ, &a);
+		if (!ret && a.migrated != win / PAGE)
+			ret = -EAGAIN;
+	}
+	if (!ret)
+		keep_best(to_dev, size, now_ms() - t0);
+	if (!ret && svmtune_tool_stats(ctl, &c1, NULL))
+		ret = -EIO;
+	t0 = now_ms();
+	for (off = 0; off < size && !ret; off += win)
+		if (__atomic_load_n(&buf[off], __ATOMIC_RELAXED) !=
+		    (char)(off / PAGE + seed))
+			ret = -EIO;
+	if (!ret)
+		keep_best(to_sys, size, now_ms() - t0);
+	if (!ret && svmtune_tool_stats(ctl, &c2, NULL))
+		ret = -EIO;
+	/* Every page went each way, and kept its bytes. */
+	if (!ret && (c1.pages_to_device - c0.pages_to_device != size / PAGE ||
+		     c2.pages_to_system - c1.pages_to_system != size / PAGE))
+		ret = -EAGAIN;
+	for (off = 0; off < size && !ret; off += PAGE)
+		if (buf[off] != (char)(off / PAGE + seed) ||
+		    buf[off + PAGE - 1] != (char)(off / PAGE + seed))
+			ret = -EIO;
+	munmap(raw, size + win);
+	return ret;
+}
+
+static int thp_main(int emu, int ctl)
+{
+	static const char *const knobs[] = {
+		"policy",	  "granularity",   "prefetch_threshold",
+		"thrashing",	  "fragment_auto", "fragment_size",
+		"evict_when_full"
+	};
+	static const char *const order[] = { "1", "0", "0", "1" };
+	double best[2][2] = { { 0 } }; /* [thp?][to_system?] */
+	long folios[2][2] = { { 0 } };
+	char saved[ARRAY_SIZE(knobs)][32], knob[16];
+	unsigned int k, i, r, supported;
+	int ret = 0;
+
+	if (svmtune_tool_read_file(THP_KNOB, knob, sizeof(knob)))
+		return -EIO;
+	supported = write_file(THP_KNOB, "1") == 0;
+	if (!supported)
+		printf("thp,unsupported\n");
+	for (k = 0; k < ARRAY_SIZE(knobs); k++)
+		if (svmtune_tool_read_knob(knobs[k], saved[k],
+					   sizeof(saved[k])))
+			return -EIO;
+	if (svmtune_tool_write_knob("policy", "fixed") ||
+	    svmtune_tool_write_knob("granularity", "2M") ||
+	    svmtune_tool_write_knob("prefetch_threshold", "0") ||
+	    svmtune_tool_write_knob("thrashing", "off") ||
+	    svmtune_tool_write_knob("fragment_auto", "0") ||
+	    svmtune_tool_write_knob("fragment_size", "2M") ||
+	    svmtune_tool_write_knob("evict_when_full", "1"))
+		ret = -EIO;
+	for (r = 0; r < (unsigned int)repeat && !ret; r++) {
+		for (i = 0; i < ARRAY_SIZE(order) && !ret; i++) {
+			int thp = order[i][0] == '1';
+			long dev0 = thp_stat("to_device");
+			long sys0 = thp_stat("to_system");
+
+			if (thp && !supported)
+				continue;
+			ret = write_file(THP_KNOB, order[i]);
+			if (!ret)
+				ret = thp_round(emu, ctl, r * 4 + i,
+						&best[thp][0], &best[thp][1]);
+			folios[thp][0] += thp_stat("to_device") - dev0;
+			folios[thp][1] += thp_stat("to_system") - sys0;
+		}
+	}
+	for (i = supported ? 0 : 1; i < 2 && !ret; i++) {
+		int thp = i == 0;
+
+		printf("thp,%s,to_device,%.1f,%ld\n", thp ? "thp" : "pages",
+		       best[thp][0], folios[thp][0]);
+		printf("thp,%s,to_system,%.1f,%ld\n", thp ? "thp" : "pages",
+		       best[thp][1], folios[thp][1]);
+	}
+	for (k = 0; k < ARRAY_SIZE(knobs); k++)
+		svmtune_tool_write_knob(knobs[k], saved[k]);
+	write_file(THP_KNOB, knob);
+	return ret;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: svmtune_bench [--smoke] [--overhead LOG2 | --copy]\n"
+		"Usage: svmtune_bench [--smoke] [--overhead LOG2 | --copy | --thp]\n"
 		"  --smoke  a small, fast run (output shape, not numbers)\n"
 		"  --copy   explicit migrations in 4 KiB, 64 KiB and 2 MiB calls, each way,\n"
 		"           against memcpy() (\"copy,memcpy|to_device|to_system,LOG2,MiB/s\")\n"
+		"  --thp    2 MiB windows by GPU fault and CPU fault, svmtune_emu's compound\n"
+		"           device migration against page by page\n"
+		"           (\"thp,thp|pages,to_device|to_system,MiB/s,folios\")\n"
 		"  --overhead LOG2  fixed 2^LOG2-byte windows through the engine, or,\n"
 		"           with svmtune_emu's passthrough_window=LOG2, without it\n"
 		"           (the engine's cost; \"engine|passthrough,LOG2,workload,ms\")\n"
@@ -711,7 +878,7 @@ int main(int argc, char **argv)
 	struct result res[NPOLICIES];
 	struct row rows[ARRAY_SIZE(workloads)][NPOLICIES];
 	static struct result all[ARRAY_SIZE(workloads)][NPOLICIES];
-	unsigned int w, p, k, overhead = 0, copy = 0;
+	unsigned int w, p, k, overhead = 0, copy = 0, thp = 0;
 	int emu, ctl, ret = 0, a;
 	const char *kernel;
 
@@ -725,6 +892,8 @@ int main(int argc, char **argv)
 			tlb_passes = 1;
 		} else if (!strcmp(argv[a], "--copy")) {
 			copy = 1;
+		} else if (!strcmp(argv[a], "--thp")) {
+			thp = 1;
 		} else if (!strcmp(argv[a], "--overhead") && a + 1 < argc) {
 			overhead = strtoul(argv[++a], NULL, 10);
 			if (overhead < 12 || overhead > 21) {
@@ -753,9 +922,15 @@ int main(int argc, char **argv)
 			device_mem);
 		return 1;
 	}
-	if (copy && overhead) {
+	if (copy + thp + !!overhead > 1) {
 		usage(stderr);
 		return 2;
+	}
+	if (thp) {
+		ret = thp_main(emu, ctl);
+		if (ret)
+			fprintf(stderr, "svmtune_bench: %s\n", strerror(-ret));
+		return ret ? 1 : 0;
 	}
 	if (copy) {
 		ret = copy_main(emu);
