@@ -66,6 +66,9 @@ check-alone: modules selftests
 check-6.1:
 	tools/check-kver 6.1
 
+check-7.3:
+	tools/check-kver 7.3
+
 # User-space pieces (the modules are installed by DKMS or modules_install).
 PREFIX ?= /usr/local
 install:
@@ -101,9 +104,10 @@ help:
 	@echo '                     (STRESS_OPS, STRESS_PROCS, STRESS_SEED, STRESS_SECONDS, STRESS_MEMCG_MB, STRESS_VRAM_MB)'
 	@echo '  check-alone        every test of the VM suite run on its own, twice (ALONE_ROUNDS), to find order-dependent or flaky tests'
 	@echo '  check-6.1          the test VM suite on the 6.1 test kernel and its amdgpu (builds that kernel once, 30-50 minutes)'
+	@echo '  check-7.3          the test VM suite and the KFD test bed on the 7.3 test kernel, its amdgpu and its KFD'
 	@echo '  install            install svmtunectl and its man page (PREFIX, DESTDIR)'
 	@echo '  install-headers    install the uapi headers <linux/svmtune.h>, <linux/svmtune_emu.h>'
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke bench-kfd stress check-alone check-6.1 install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke bench-kfd stress check-alone check-6.1 check-7.3 install install-headers clean help
