@@ -204,7 +204,9 @@ enum kfdbed_stat {
  * @in_topology: the node is in KFD's topology (KFDBED_IOC_TOPOLOGY)
  * @vram_size: VRAM size in bytes
  * @vram: backing store of VRAM: the byte at VRAM offset x is vram[x]
- * @sdma: the SDMA ring (buffer_funcs_ring)
+ * @sdma: the SDMA ring (buffer_funcs_ring; from 7.x on, the ring of
+ *	buffer_funcs_scheds[0])
+ * @clear_entity: the ring's one clear entity (mman.clear_entities, 7.x)
  * @sdma_wq: ordered workqueue executing SDMA jobs in submission order
  * @fence_context: dma_fence context of the SDMA ring
  * @fence_seqno: last fence sequence number
@@ -242,6 +244,9 @@ struct kfdbed_gpu {
 	void *vram;
 
 	struct amdgpu_ring sdma;
+#ifdef KFDBED_HAVE_TTM_ENTITY
+	struct amdgpu_ttm_buffer_entity clear_entity;
+#endif
 	struct workqueue_struct *sdma_wq;
 	u64 fence_context;
 	atomic64_t fence_seqno;
@@ -346,6 +351,9 @@ int kfdbed_sdma_fill(struct kfdbed_gpu *gpu, u64 dst, u64 size, u32 data,
 struct kfdbed_vm *kfdbed_vm_create(struct kfdbed_gpu *gpu, u32 pasid);
 void kfdbed_vm_destroy(struct kfdbed_vm *kvm);
 u64 kfdbed_vm_lookup(struct kfdbed_vm *kvm, u64 page);
+#ifdef KFDBED_HAVE_GMC_GET_VM_PTE
+extern const struct amdgpu_gmc_funcs kfdbed_gmc_funcs;
+#endif
 static inline struct kfdbed_vm *kfdbed_vm_of(struct amdgpu_vm *vm)
 {
 	return container_of(vm, struct kfdbed_vm, fpriv.vm);

@@ -11,6 +11,9 @@
 #include <linux/sizes.h>
 
 #include <drm/drm_gem.h>
+#ifdef KFDBED_HAVE_TTM_ALLOC_FLAGS
+#include <drm/ttm/ttm_allocation.h>
+#endif
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
@@ -193,6 +196,34 @@ static void kfdbed_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 	kfree(tt);
 }
 
+#ifdef KFDBED_HAVE_SVM_BO_EMBEDDED
+/*
+ * What TTM may evict when VRAM is full: KFD's SVM BOs (created
+ * DISCARDABLE, with KFD's svm_range_bo_destroy() as their destroy
+ * callback). As amdgpu_ttm_bo_eviction_valuable() of 7.3 (amdgpu_ttm.c),
+ * the SVM BO's pages are migrated to system memory synchronously, here,
+ * with the BO reserved: svm_range_evict_svm_bo() only trylocks the mmap
+ * lock and the ranges' migrate_mutex, and on contention (or any failure)
+ * the BO is skipped. Then, as there, a KFD eviction fence of the
+ * allocating task's address space would keep the BO (none exist here:
+ * KFD's SVM code makes none since the BO is embedded, and KFD's non-SVM
+ * BOs are not emulated), and TTM's own rule decides; the BO gets no
+ * placement and TTM guts it. Other BOs (page directories, the GART table)
+ * are not evicted: moving their contents is not emulated.
+ */
+static bool kfdbed_eviction_valuable(struct ttm_buffer_object *tbo,
+				     const struct ttm_place *place)
+{
+	struct amdgpu_bo *abo = ttm_to_amdgpu_bo(tbo);
+
+	if (!(abo->flags & AMDGPU_GEM_CREATE_DISCARDABLE))
+		return false;
+	if (tbo->destroy == &svm_range_bo_destroy &&
+	    svm_range_evict_svm_bo(abo) < 0)
+		return false;
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+#else
 /*
  * What TTM may evict when VRAM is full: KFD's SVM BOs (created
  * DISCARDABLE). They get no placement (their contents are not kept), so
@@ -226,6 +257,7 @@ static bool kfdbed_eviction_valuable(struct ttm_buffer_object *tbo,
 	}
 	return ttm_bo_eviction_valuable(tbo, place);
 }
+#endif
 
 static void kfdbed_evict_flags(struct ttm_buffer_object *tbo,
 			       struct ttm_placement *placement)
@@ -267,25 +299,38 @@ static struct ttm_device_funcs kfdbed_ttm_funcs = {
 	.move = kfdbed_bo_move,
 };
 
+/*
+ * The last reference to a BO is gone: as amdgpu_gem_object_free(), drop
+ * TTM's, which ends in the BO's destroy callback (ours, or KFD's
+ * svm_range_bo_destroy() for an SVM BO of 7.x), at once or from TTM's
+ * delayed delete once its fences signal. The BO no longer counts as
+ * alive: kfdbed_bo_fini() waits for TTM's delayed deletes after.
+ */
 static void kfdbed_gem_free(struct drm_gem_object *gobj)
 {
-	/* Our BOs live by their TTM reference; GEM's never drops to zero. */
-	WARN_ONCE(1, "kfdbed: GEM reference of a BO dropped to zero\n");
+	struct amdgpu_bo *bo = gem_to_amdgpu_bo(gobj);
+	struct kfdbed_gpu *gpu = kfdbed_gpu_of_bdev(bo->tbo.bdev);
+
+#ifdef KFDBED_HAVE_TTM_BO_FINI
+	ttm_bo_fini(&bo->tbo);
+#else
+	ttm_bo_put(&bo->tbo);
+#endif
+	atomic_dec(&gpu->bo_count);
+	wake_up_all(&gpu->bo_wait);
 }
 
 static const struct drm_gem_object_funcs kfdbed_gem_funcs = {
 	.free = kfdbed_gem_free,
 };
 
+/* TTM's destroy callback of the BOs made without one (amdgpu_bo_destroy). */
 static void kfdbed_bo_destroy(struct ttm_buffer_object *tbo)
 {
-	struct kfdbed_gpu *gpu = kfdbed_gpu_of_bdev(tbo->bdev);
 	struct amdgpu_bo *bo = ttm_to_amdgpu_bo(tbo);
 
 	drm_gem_object_release(&bo->tbo.base);
 	kvfree(bo);
-	atomic_dec(&gpu->bo_count);
-	wake_up_all(&gpu->bo_wait);
 }
 
 /**
@@ -325,20 +370,23 @@ void amdgpu_bo_placement_from_domain(struct amdgpu_bo *abo, u32 domain)
 }
 
 /**
- * kfdbed_bo_create() - create a BO as amdgpu_bo_create() does
+ * amdgpu_bo_create() - create a BO
  * @adev: the device
- * @bp: parameters
+ * @bp: parameters; @bp->bo_ptr_size bytes are allocated (a structure that
+ *	embeds the BO, as KFD's struct svm_range_bo of 7.x), and
+ *	@bp->destroy, when set, is TTM's destroy callback (KFD's
+ *	svm_range_bo_destroy() then frees that structure)
  * @bo_ptr: out: the BO (unreserved unless @bp->resv was given)
  *
- * A GEM object on the emulated drm device, a TTM BO validated into its
- * domain, and for AMDGPU_GEM_CREATE_VRAM_CLEARED a fill job on SDMA
- * whose fence goes into the reservation object (KERNEL usage).
+ * As amdgpu_bo_create() (amdgpu_object.c): a GEM object on the emulated
+ * drm device, whose reference is the BO's (amdgpu_bo_unref()), a TTM BO
+ * validated into its domain, and for AMDGPU_GEM_CREATE_VRAM_CLEARED a fill
+ * job on SDMA whose fence goes into the reservation object (KERNEL usage).
  *
  * Return: 0 or a negative errno.
  */
-static int kfdbed_bo_create(struct amdgpu_device *adev,
-			    struct amdgpu_bo_param *bp,
-			    struct amdgpu_bo **bo_ptr)
+int amdgpu_bo_create(struct amdgpu_device *adev, struct amdgpu_bo_param *bp,
+		     struct amdgpu_bo **bo_ptr)
 {
 	struct kfdbed_gpu *gpu = kfdbed_gpu_from_adev(adev);
 	struct ttm_operation_ctx ctx = {
@@ -367,13 +415,20 @@ static int kfdbed_bo_create(struct amdgpu_device *adev,
 	amdgpu_bo_placement_from_domain(bo, bp->domain);
 
 	atomic_inc(&gpu->bo_count);
-	/* On failure TTM drops the BO, which ends in kfdbed_bo_destroy(). */
+	/*
+	 * On failure TTM drops the BO, which ends in its destroy callback
+	 * without the GEM object's free: it counts as gone here.
+	 */
 	r = ttm_bo_init_reserved(&adev->mman.bdev, &bo->tbo, bp->type,
 				 &bo->placement,
 				 ALIGN(bp->byte_align, PAGE_SIZE) >> PAGE_SHIFT,
-				 &ctx, NULL, bp->resv, kfdbed_bo_destroy);
-	if (r)
+				 &ctx, NULL, bp->resv,
+				 bp->destroy ?: kfdbed_bo_destroy);
+	if (r) {
+		atomic_dec(&gpu->bo_count);
+		wake_up_all(&gpu->bo_wait);
 		return r;
+	}
 
 	if ((bp->flags & AMDGPU_GEM_CREATE_VRAM_CLEARED) &&
 	    bo->tbo.resource->mem_type == TTM_PL_VRAM) {
@@ -406,7 +461,7 @@ static int kfdbed_bo_create(struct amdgpu_device *adev,
 		if (r) {
 			if (!bp->resv)
 				dma_resv_unlock(bo->tbo.base.resv);
-			ttm_bo_put(&bo->tbo);
+			amdgpu_bo_unref(&bo);
 			return r;
 		}
 	}
@@ -433,7 +488,7 @@ int amdgpu_bo_create_user(struct amdgpu_device *adev,
 	int r;
 
 	bp->bo_ptr_size = sizeof(struct amdgpu_bo_user);
-	r = kfdbed_bo_create(adev, bp, &bo);
+	r = amdgpu_bo_create(adev, bp, &bo);
 	if (r)
 		return r;
 	*ubo_ptr = to_amdgpu_bo_user(bo);
@@ -466,7 +521,7 @@ int kfdbed_bo_create_kernel(struct kfdbed_gpu *gpu, unsigned long size,
 	long t;
 	int r;
 
-	r = kfdbed_bo_create(gpu->adev, &bp, &bo);
+	r = amdgpu_bo_create(gpu->adev, &bp, &bo);
 	if (r)
 		return r;
 	r = amdgpu_bo_reserve(bo, true);
@@ -512,7 +567,7 @@ int kfdbed_bo_create_pd(struct kfdbed_gpu *gpu, struct amdgpu_bo **bo_ptr)
 		.bo_ptr_size = sizeof(struct amdgpu_bo),
 	};
 
-	return kfdbed_bo_create(gpu->adev, &bp, bo_ptr);
+	return amdgpu_bo_create(gpu->adev, &bp, bo_ptr);
 }
 
 /* Unpin and drop a BO made by kfdbed_bo_create_kernel(). */
@@ -548,7 +603,7 @@ void amdgpu_bo_unref(struct amdgpu_bo **bo)
 {
 	if (!*bo)
 		return;
-	ttm_bo_put(&(*bo)->tbo);
+	drm_gem_object_put(&(*bo)->tbo.base);
 	*bo = NULL;
 }
 
@@ -607,7 +662,8 @@ void amdgpu_bo_fence(struct amdgpu_bo *bo, struct dma_fence *fence, bool shared)
  *
  * As amdgpu's sync to a reservation object for a KFD owner: KFD's
  * eviction fences are not waited for (waiting would trigger the eviction),
- * every other fence (SDMA clears and copies) is.
+ * every other fence (SDMA clears and copies) is. KFD's SVM BOs of 7.x
+ * carry no eviction fence (kfdbed_eviction_valuable()).
  *
  * Return: 0, or -ERESTARTSYS when interrupted.
  */
@@ -620,8 +676,10 @@ int amdgpu_bo_sync_wait(struct amdgpu_bo *bo, void *owner, bool intr)
 	dma_resv_assert_held(bo->tbo.base.resv);
 	dma_resv_for_each_fence(&cursor, bo->tbo.base.resv,
 				DMA_RESV_USAGE_BOOKKEEP, f) {
+#ifndef KFDBED_HAVE_SVM_BO_EMBEDDED
 		if (to_amdgpu_amdkfd_fence(f))
 			continue;
+#endif
 		r = dma_fence_wait(f, intr);
 		if (r)
 			return r;
@@ -662,9 +720,22 @@ int kfdbed_bo_init(struct kfdbed_gpu *gpu)
 	int r;
 
 	init_waitqueue_head(&gpu->bo_wait);
+#ifdef KFDBED_HAVE_TTM_ALLOC_FLAGS
+	/*
+	 * As amdgpu_ttm_init() of 7.3 on a GPU that needs no bounce buffers
+	 * and addresses all of memory: only the pool order amdgpu benefits
+	 * from (2 MiB). -ENOSPC from the VRAM manager becomes -ENOMEM for
+	 * the BO's creator, as there (no TTM_ALLOCATION_PROPAGATE_ENOSPC).
+	 */
+	r = ttm_device_init(
+		&adev->mman.bdev, &kfdbed_ttm_funcs, adev->dev,
+		ddev->anon_inode->i_mapping, ddev->vma_offset_manager,
+		TTM_ALLOCATION_POOL_BENEFICIAL_ORDER(get_order(SZ_2M)));
+#else
 	r = ttm_device_init(&adev->mman.bdev, &kfdbed_ttm_funcs, adev->dev,
 			    ddev->anon_inode->i_mapping,
 			    ddev->vma_offset_manager, false, false);
+#endif
 	if (r)
 		return r;
 
@@ -709,6 +780,8 @@ void kfdbed_bo_fini(struct kfdbed_gpu *gpu)
 				30 * HZ))
 		pr_err("kfdbed: %d BOs still alive at unload\n",
 		       atomic_read(&gpu->bo_count));
+	/* And TTM's delayed deletes of the BOs that went with fences. */
+	flush_workqueue(adev->mman.bdev.wq);
 	ttm_resource_manager_set_used(&mgr->manager, false);
 	ttm_resource_manager_evict_all(&adev->mman.bdev, &mgr->manager);
 	ttm_resource_manager_cleanup(&mgr->manager);

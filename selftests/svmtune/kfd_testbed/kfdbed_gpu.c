@@ -172,8 +172,9 @@ static int kfdbed_gpu_access_page(struct kfdbed_gpu *gpu,
 			kfdbed_stat_inc(gpu, KFDBED_STAT_FAULTS_UNSERVED);
 		served = false;
 
-		r = kfdbed_ih_raise_retry_fault(gpu, kp->p.pasid, page, write,
-						&t);
+		/* The IV carries the PASID of the VM the access is in. */
+		r = kfdbed_ih_raise_retry_fault(gpu, kvm->fpriv.vm.pasid, page,
+						write, &t);
 		if (!r || r == -EALREADY) {
 			/* Raised, or held back by the CAM behind another. */
 			if (!r)
@@ -295,7 +296,12 @@ static long kfdbed_gpu_ranges(struct kfdbed_ranges_args *a)
 	kp = kfdbed_process_get_current();
 	if (!kp)
 		return -ESRCH;
+#ifdef KFDBED_HAVE_SVM_GET_INFO_VOID
+	svm_range_get_info(&kp->p, &a->ranges, &priv_size);
+	r = 0;
+#else
 	r = svm_range_get_info(&kp->p, &a->ranges, &priv_size);
+#endif
 	kfd_unref_process(&kp->p);
 	return r;
 }

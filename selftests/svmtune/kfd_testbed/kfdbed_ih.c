@@ -330,10 +330,16 @@ static bool kfdbed_fault_mapped(struct kfdbed_gpu *gpu,
 	struct kfdbed_vm *kvm;
 	bool mapped = false;
 
+#ifdef KFDBED_HAVE_PDD_PASID
+	p = kfd_lookup_process_by_pasid(e->pasid, &pdd);
+	if (!p)
+		return false;
+#else
 	p = kfd_lookup_process_by_pasid(e->pasid);
 	if (!p)
 		return false;
 	pdd = kfd_get_process_device_data(gpu->node, p);
+#endif
 	if (pdd && pdd->drm_priv) {
 		kvm = container_of(pdd->drm_priv, struct kfdbed_vm, file);
 		spin_lock(&kvm->pt_lock);

@@ -5,8 +5,9 @@
  * address space and living as long as it does, as kfd_process.c does it),
  * their per-device data and VMs, process lookups, queue quiesce/resume
  * (no user queues exist: a count the GPU access path honours), SMI events
- * (counted), memory accounting limits, KFD's eviction fences, amdgpu's
- * SVM module parameters, and /dev/kfd with KFD's ioctls for SVM.
+ * (counted), memory accounting limits, the eviction fences of 6.12's SVM
+ * BOs, amdgpu's SVM module parameters, and /dev/kfd with KFD's ioctls for
+ * SVM.
  */
 #include <linux/fs.h>
 #include <linux/idr.h>
@@ -78,23 +79,66 @@ static inline struct kfdbed_process *to_kfdbed_process(struct kfd_process *p)
 	return container_of(p, struct kfdbed_process, p);
 }
 
-static struct kfd_process *kfdbed_lookup(const struct mm_struct *mm, u32 pasid)
+/*
+ * The device data of @kp whose VM has @pasid: from 7.x on each VM has a
+ * PASID of its own (amdgpu_driver_open_kms() allocates one per drm file,
+ * kfd_process_device_init_vm() copies it to pdd->pasid); in 6.12 the
+ * process has one for all its VMs (p->pasid).
+ */
+static struct kfd_process_device *kfdbed_pdd_by_pasid(struct kfdbed_process *kp,
+						      u32 pasid)
 {
+	unsigned int i;
+
+	for (i = 0; i < kp->p.n_pdds; i++) {
+#ifdef KFDBED_HAVE_PDD_PASID
+		if (kp->p.pdds[i]->pasid == pasid)
+			return kp->p.pdds[i];
+#else
+		if (kp->p.pasid == pasid)
+			return kp->p.pdds[i];
+#endif
+	}
+	return NULL;
+}
+
+static struct kfd_process *kfdbed_lookup(const struct mm_struct *mm, u32 pasid,
+					 struct kfd_process_device **pdd)
+{
+	struct kfd_process_device *found = NULL;
 	struct kfdbed_process *kp;
 	struct kfd_process *p = NULL;
 
 	spin_lock(&kfdbed_process_lock);
 	list_for_each_entry(kp, &kfdbed_processes, list) {
-		if ((mm && kp->p.mm == mm) || (!mm && kp->p.pasid == pasid)) {
+		if (!mm)
+			found = kfdbed_pdd_by_pasid(kp, pasid);
+		if (mm ? kp->p.mm == mm : !!found) {
 			if (kref_get_unless_zero(&kp->p.ref))
 				p = &kp->p;
 			break;
 		}
 	}
 	spin_unlock(&kfdbed_process_lock);
+	if (pdd)
+		*pdd = p ? found : NULL;
 	return p;
 }
 
+#ifdef KFDBED_HAVE_PDD_PASID
+/**
+ * kfd_lookup_process_by_pasid() - find a process by the PASID of a VM
+ * @pasid: the PASID
+ * @pdd: out (if not NULL): the process's device data of that VM, or NULL
+ *
+ * Return: the process with a reference (kfd_unref_process()), or NULL.
+ */
+struct kfd_process *kfd_lookup_process_by_pasid(u32 pasid,
+						struct kfd_process_device **pdd)
+{
+	return kfdbed_lookup(NULL, pasid, pdd);
+}
+#else
 /**
  * kfd_lookup_process_by_pasid() - find a process by its PASID
  * @pasid: the PASID
@@ -103,8 +147,9 @@ static struct kfd_process *kfdbed_lookup(const struct mm_struct *mm, u32 pasid)
  */
 struct kfd_process *kfd_lookup_process_by_pasid(u32 pasid)
 {
-	return kfdbed_lookup(NULL, pasid);
+	return kfdbed_lookup(NULL, pasid, NULL);
 }
+#endif
 
 /**
  * kfd_lookup_process_by_mm() - find a process by its address space
@@ -114,7 +159,7 @@ struct kfd_process *kfd_lookup_process_by_pasid(u32 pasid)
  */
 struct kfd_process *kfd_lookup_process_by_mm(const struct mm_struct *mm)
 {
-	return kfdbed_lookup(mm, 0);
+	return kfdbed_lookup(mm, 0, NULL);
 }
 
 /**
@@ -129,6 +174,16 @@ struct kfdbed_process *kfdbed_process_get_current(void)
 	return p ? to_kfdbed_process(p) : NULL;
 }
 
+/* A process device's VM, and its PASID when it has one of its own. */
+static void kfdbed_pdd_free(struct kfd_process_device *pdd)
+{
+	kfdbed_vm_destroy(container_of(pdd->drm_priv, struct kfdbed_vm, file));
+#ifdef KFDBED_HAVE_PDD_PASID
+	ida_free(&kfdbed_pasid_ida, pdd->pasid);
+#endif
+	kfree(pdd);
+}
+
 /*
  * The last reference is gone: tear down as kfd_process_wq_release() does,
  * SVM first (KFD's svm_range_list_fini()), then the per-device data.
@@ -141,18 +196,15 @@ static void kfdbed_process_release_work(struct work_struct *work)
 	unsigned int i;
 
 	svm_range_list_fini(p);
-	for (i = 0; i < p->n_pdds; i++) {
-		struct kfd_process_device *pdd = p->pdds[i];
-
-		kfdbed_vm_destroy(
-			container_of(pdd->drm_priv, struct kfdbed_vm, file));
-		kfree(pdd);
-	}
+	for (i = 0; i < p->n_pdds; i++)
+		kfdbed_pdd_free(p->pdds[i]);
 	mutex_destroy(&kp->info.lock);
 	mutex_destroy(&kp->info.notifier_lock);
 	mutex_destroy(&p->mutex);
 	put_task_struct(p->lead_thread);
+#ifndef KFDBED_HAVE_PDD_PASID
 	ida_free(&kfdbed_pasid_ida, p->pasid);
+#endif
 	kfree(kp);
 }
 
@@ -257,23 +309,45 @@ static struct kfdbed_process *kfdbed_process_create(void)
 	INIT_LIST_HEAD(&p->pqm.queues);
 	p->kgd_process_info = &kp->info;
 	p->xnack_enabled = xnack;
+#ifdef KFDBED_HAVE_KFD_CONTEXT_ID
+	/* The process kfd_create_process() makes for an open of /dev/kfd. */
+	p->context_id = KFD_CONTEXT_ID_PRIMARY;
+#endif
+#ifndef KFDBED_HAVE_PDD_PASID
 	r = ida_alloc_range(&kfdbed_pasid_ida, 1, (1U << 16) - 1, GFP_KERNEL);
 	if (r < 0)
 		goto out_task;
 	p->pasid = r;
+#endif
 
 	for (i = 0; i < kfdbed_num_gpus; i++) {
 		struct kfdbed_gpu *gpu = kfdbed_gpus[i];
 		struct kfd_process_device *pdd;
 		struct kfdbed_vm *kvm;
+		u32 pasid;
 
 		pdd = kzalloc(sizeof(*pdd), GFP_KERNEL);
 		if (!pdd) {
 			r = -ENOMEM;
 			goto out_pdds;
 		}
-		kvm = kfdbed_vm_create(gpu, p->pasid);
+#ifdef KFDBED_HAVE_PDD_PASID
+		r = ida_alloc_range(&kfdbed_pasid_ida, 1, (1U << 16) - 1,
+				    GFP_KERNEL);
+		if (r < 0) {
+			kfree(pdd);
+			goto out_pdds;
+		}
+		pdd->pasid = r;
+		pasid = r;
+#else
+		pasid = p->pasid;
+#endif
+		kvm = kfdbed_vm_create(gpu, pasid);
 		if (IS_ERR(kvm)) {
+#ifdef KFDBED_HAVE_PDD_PASID
+			ida_free(&kfdbed_pasid_ida, pdd->pasid);
+#endif
 			kfree(pdd);
 			r = PTR_ERR(kvm);
 			goto out_pdds;
@@ -305,15 +379,12 @@ static struct kfdbed_process *kfdbed_process_create(void)
 	return kp;
 
 out_pdds:
-	while (p->n_pdds--) {
-		struct kfd_process_device *pdd = p->pdds[p->n_pdds];
-
-		kfdbed_vm_destroy(
-			container_of(pdd->drm_priv, struct kfdbed_vm, file));
-		kfree(pdd);
-	}
+	while (p->n_pdds--)
+		kfdbed_pdd_free(p->pdds[p->n_pdds]);
+#ifndef KFDBED_HAVE_PDD_PASID
 	ida_free(&kfdbed_pasid_ida, p->pasid);
 out_task:
+#endif
 	put_task_struct(p->lead_thread);
 	kfree(kp);
 	return ERR_PTR(r);
@@ -463,56 +534,81 @@ int kgd2kfd_resume_mm(struct mm_struct *mm)
 /*
  * SMI events: KFD sends them to SMI clients; there is no SMI client
  * interface here, so they are counted per GPU and traced with pr_debug.
+ * From 7.x on KFD names the task (its pid is what SMI reports,
+ * kfd_smi_task_to_pid()) and a migration's end carries its error code;
+ * 6.12 passes the pid.
  */
-void kfd_smi_event_page_fault_start(struct kfd_node *node, pid_t pid,
+#ifdef KFDBED_HAVE_SMI_TASK
+#define kfdbed_smi_task_t struct task_struct *
+#define kfdbed_smi_pid(task) task_pid_nr(task)
+#else
+#define kfdbed_smi_task_t pid_t
+#define kfdbed_smi_pid(pid) (pid)
+#endif
+
+void kfd_smi_event_page_fault_start(struct kfd_node *node,
+				    kfdbed_smi_task_t task,
 				    unsigned long address, bool write_fault,
 				    ktime_t ts)
 {
-	pr_debug("kfdbed: fault start pid %d 0x%lx %c\n", pid, address,
-		 write_fault ? 'W' : 'R');
+	pr_debug("kfdbed: fault start pid %d 0x%lx %c\n", kfdbed_smi_pid(task),
+		 address, write_fault ? 'W' : 'R');
 }
 
-void kfd_smi_event_page_fault_end(struct kfd_node *node, pid_t pid,
+void kfd_smi_event_page_fault_end(struct kfd_node *node, kfdbed_smi_task_t task,
 				  unsigned long address, bool migration)
 {
-	pr_debug("kfdbed: fault end pid %d 0x%lx %s\n", pid, address,
-		 migration ? "migrated" : "mapped");
+	pr_debug("kfdbed: fault end pid %d 0x%lx %s\n", kfdbed_smi_pid(task),
+		 address, migration ? "migrated" : "mapped");
 }
 
-void kfd_smi_event_migration_start(struct kfd_node *node, pid_t pid,
-				   unsigned long start, unsigned long end,
-				   uint32_t from, uint32_t to,
-				   uint32_t prefetch_loc,
+void kfd_smi_event_migration_start(struct kfd_node *node,
+				   kfdbed_smi_task_t task, unsigned long start,
+				   unsigned long end, uint32_t from,
+				   uint32_t to, uint32_t prefetch_loc,
 				   uint32_t preferred_loc, uint32_t trigger)
 {
 	kfdbed_stat_inc(kfdbed_gpu_from_adev(node->adev),
 			KFDBED_STAT_MIGRATIONS);
 	pr_debug(
 		"kfdbed: migrate start pid %d [0x%lx 0x%lx) 0x%x->0x%x trigger %u\n",
-		pid, start, end, from, to, trigger);
+		kfdbed_smi_pid(task), start, end, from, to, trigger);
 }
 
-void kfd_smi_event_migration_end(struct kfd_node *node, pid_t pid,
+#ifdef KFDBED_HAVE_SMI_MIGRATION_ERROR
+void kfd_smi_event_migration_end(struct kfd_node *node, kfdbed_smi_task_t task,
+				 unsigned long start, unsigned long end,
+				 uint32_t from, uint32_t to, uint32_t trigger,
+				 int error_code)
+{
+	pr_debug(
+		"kfdbed: migrate end pid %d [0x%lx 0x%lx) 0x%x->0x%x trigger %u: %d\n",
+		kfdbed_smi_pid(task), start, end, from, to, trigger,
+		error_code);
+}
+#else
+void kfd_smi_event_migration_end(struct kfd_node *node, kfdbed_smi_task_t task,
 				 unsigned long start, unsigned long end,
 				 uint32_t from, uint32_t to, uint32_t trigger)
 {
 	pr_debug(
 		"kfdbed: migrate end pid %d [0x%lx 0x%lx) 0x%x->0x%x trigger %u\n",
-		pid, start, end, from, to, trigger);
+		kfdbed_smi_pid(task), start, end, from, to, trigger);
 }
+#endif
 
 void kfd_smi_event_queue_restore_rescheduled(struct mm_struct *mm)
 {
 	pr_debug("kfdbed: queue restore rescheduled\n");
 }
 
-void kfd_smi_event_unmap_from_gpu(struct kfd_node *node, pid_t pid,
+void kfd_smi_event_unmap_from_gpu(struct kfd_node *node, kfdbed_smi_task_t task,
 				  unsigned long address, unsigned long last,
 				  uint32_t trigger)
 {
 	kfdbed_stat_inc(kfdbed_gpu_from_adev(node->adev), KFDBED_STAT_UNMAPS);
-	pr_debug("kfdbed: unmap pid %d [0x%lx 0x%lx] trigger %u\n", pid,
-		 address, last, trigger);
+	pr_debug("kfdbed: unmap pid %d [0x%lx 0x%lx] trigger %u\n",
+		 kfdbed_smi_pid(task), address, last, trigger);
 }
 
 /*
@@ -521,7 +617,9 @@ void kfd_smi_event_unmap_from_gpu(struct kfd_node *node, pid_t pid,
  * and VRAM per device as amdgpu_amdkfd_reserve_mem_limit() has it
  * (amdgpu_amdkfd_gpuvm.c:153, 172-227): VRAM less the page tables'
  * estimate, max(RAM / 16384, AMDGPU_VM_RESERVED_VRAM), less pinned VRAM
- * (adev->vram_pin_size) and what RAS retired (none here).
+ * (adev->vram_pin_size) and what RAS retired (none here). 7.3's
+ * __get_available_memory() gives the same figure for a dGPU without
+ * partitions (its pins, all partition 0's, are all of vram_pin_size).
  */
 static DEFINE_SPINLOCK(kfdbed_mem_limit_lock);
 static u64 kfdbed_system_mem_used;
@@ -657,6 +755,12 @@ noinline int kfd_topology_remove_device(struct kfd_node *gpu)
 }
 
 /*
+ * From 7.x on KFD's SVM code makes no eviction fence: a range's BO is
+ * evicted through svm_range_evict_svm_bo() (kfdbed_bo.c), and the fences
+ * of KFD's other BOs, not emulated, are not needed.
+ */
+#ifndef KFDBED_HAVE_SVM_BO_EMBEDDED
+/*
  * KFD's eviction fence: signalled when KFD lets go of its BO. Asking it to
  * signal (someone wants the BO's memory) schedules KFD's eviction of the
  * SVM BO, which migrates the range to system memory and then signals it.
@@ -743,6 +847,7 @@ struct amdgpu_amdkfd_fence *to_amdgpu_amdkfd_fence(struct dma_fence *f)
 		return NULL;
 	return container_of(f, struct amdgpu_amdkfd_fence, base);
 }
+#endif
 
 /* /dev/kfd: KFD's uapi, the part SVM needs. */
 

@@ -59,7 +59,18 @@
  * VRAM overcommit works as on amdgpu: TTM evicts KFD's SVM BOs, waiting
  * on KFD's eviction fence, which makes KFD migrate their pages out; SVM
  * BOs are evictable by their own process too (amdkfd_fence_check_mm()
- * exempts them from amdgpu's rule that keeps a process's KFD BOs).
+ * exempts them from amdgpu's rule that keeps a process's KFD BOs). From
+ * 7.x on KFD's BO is embedded in its svm_range_bo and has no fence: TTM's
+ * eviction_valuable migrates its pages out synchronously through
+ * svm_range_evict_svm_bo(), as 7.3's amdgpu_ttm_bo_eviction_valuable().
+ *
+ * Other kernels' KFD: what KFD and amdgpu changed after 6.12 (7.3's: a
+ * PASID per VM, SMI events naming the task, SDMA through TTM buffer
+ * entities with GART windows of their own, HMM ranges of
+ * struct amdgpu_hmm_range, KFD's PTE flags from gmc_funcs->get_vm_pte(),
+ * amdgpu_vm_ready(), the VM's BO status lists, APUs preferring GTT) is
+ * found in the kernel tree's sources by Kbuild (KFDBED_HAVE_*), and the
+ * emulation follows that kernel's amdgpu.
  *
  * xGMI hives (xgmi_hive): GPUs given the same hive number share a hive
  * as amdgpu leaves them: adev->hive (the owner of their device-private
@@ -93,6 +104,9 @@
 #include <linux/vmalloc.h>
 
 #include <drm/drm_drv.h>
+#ifdef KFDBED_HAVE_APU_PREFER_GTT
+#include <drm/ttm/ttm_tt.h>
+#endif
 
 #include "kfdbed.h"
 #include "amdgpu_xgmi.h"
@@ -291,6 +305,26 @@ static void kfdbed_gpu_join_hive(struct kfdbed_gpu *gpu)
 					    adev->gmc.xgmi.node_segment_size;
 }
 
+#ifdef KFDBED_HAVE_XGMI_SAME_HIVE
+/**
+ * amdgpu_xgmi_same_hive() - may a GPU reach another's VRAM over xGMI?
+ * @adev: the accessing GPU
+ * @bo_adev: the GPU whose VRAM it is
+ *
+ * As amdgpu_xgmi_same_hive() of 7.3 (amdgpu_xgmi.c), which KFD's
+ * svm_nodes_in_same_hive() calls (an inline of amdgpu_xgmi.h in 6.12).
+ *
+ * Return: true for two GPUs of one hive with xGMI peer access allowed.
+ */
+bool amdgpu_xgmi_same_hive(struct amdgpu_device *adev,
+			   struct amdgpu_device *bo_adev)
+{
+	return amdgpu_use_xgmi_p2p && adev != bo_adev &&
+	       adev->gmc.xgmi.hive_id &&
+	       adev->gmc.xgmi.hive_id == bo_adev->gmc.xgmi.hive_id;
+}
+#endif
+
 /**
  * kfdbed_gpu_reaches_vram() - whether a GPU can reach another's VRAM
  * @gpu: the accessing GPU
@@ -366,6 +400,13 @@ static int kfdbed_gpu_create(unsigned int index)
 		adev->asic_type = CHIP_IP_DISCOVERY;
 		adev->flags = AMD_IS_APU;
 		adev->ip_versions[GC_HWIP][0] = IP_VERSION(9, 4, 3);
+		/*
+		 * GFX 9.4.3 has AIDs; aqua_vanjaram_init_soc_config() sets
+		 * AID 0's bit at least (one here). From 7.x on KFD's
+		 * kfd_node_by_irq_ids() matches a fault's node by its IV
+		 * when the mask is set (6.12: by the GC version).
+		 */
+		adev->aid_mask = BIT(0);
 	} else {
 		adev->asic_type = CHIP_ALDEBARAN;
 		adev->flags = 0; /* a dGPU */
@@ -380,6 +421,22 @@ static int kfdbed_gpu_create(unsigned int index)
 	adev->gmc.gart_size = KFDBED_GART_SIZE;
 	adev->gmc.gart_end = KFDBED_GART_START + KFDBED_GART_SIZE - 1;
 	adev->vm_manager.vram_base_offset = 0;
+#ifdef KFDBED_HAVE_GMC_GET_VM_PTE
+	adev->gmc.gmc_funcs = &kfdbed_gmc_funcs;
+#endif
+#ifdef KFDBED_HAVE_APU_PREFER_GTT
+	/*
+	 * As amdgpu_ttm_init() of 7.3: an APU whose carve-out is smaller
+	 * than its GTT (by default the TTM page limit, half of system
+	 * memory), as MI300A's is, prefers GTT; KFD then makes no device
+	 * memory for it and keeps its pages in system memory, as 6.12's KFD
+	 * did for every APU.
+	 */
+	if (apu)
+		adev->apu_prefer_gtt =
+			adev->gmc.real_vram_size <
+			((u64)ttm_tt_pages_limit() << PAGE_SHIFT);
+#endif
 	kfdbed_gpu_join_hive(gpu);
 
 	r = kfdbed_bo_init(gpu);
@@ -406,6 +463,14 @@ static int kfdbed_gpu_create(unsigned int index)
 	/* amdgpu_amdkfd_get_local_mem_info() of a dGPU: no CPU-visible VRAM. */
 	gpu->node->local_mem_info.local_mem_size_private = gpu->vram_size;
 	gpu->node->local_mem_info.local_mem_size_public = 0;
+#ifdef KFDBED_HAVE_APU_PREFER_GTT
+	/* And of an APU that prefers GTT: the GTT it may use (7.3). */
+	if (adev->apu_prefer_gtt) {
+		gpu->node->local_mem_info.local_mem_size_public =
+			(u64)ttm_tt_pages_limit() << PAGE_SHIFT;
+		gpu->node->local_mem_info.local_mem_size_private = 0;
+	}
+#endif
 	adev->kfd.dev = gpu->kfd;
 
 	/* KFD's own: VRAM as device-private memory, then its range limit. */

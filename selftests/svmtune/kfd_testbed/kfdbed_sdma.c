@@ -246,28 +246,67 @@ static void kfdbed_sdma_work(struct work_struct *work)
 	kfdbed_job_free(kjob);
 }
 
+#ifdef KFDBED_HAVE_TTM_ENTITY
+/*
+ * The SDMA ring's scheduler entities: amdgpu_ttm_set_buffer_funcs_status()
+ * of 7.3 makes a default entity, clear entities and move entities (one
+ * each per ring, up to TTM_NUM_MOVE_FENCES; one ring here).
+ */
+static bool kfdbed_sdma_entity(struct amdgpu_device *adev,
+			       struct drm_sched_entity *entity)
+{
+	struct amdgpu_mman *mman = &adev->mman;
+	unsigned int i;
+
+	if (entity == &mman->default_entity.base)
+		return true;
+	for (i = 0; i < mman->num_clear_entities; i++)
+		if (entity == &mman->clear_entities[i].base)
+			return true;
+	for (i = 0; i < mman->num_move_entities; i++)
+		if (entity == &mman->move_entities[i].base)
+			return true;
+	return false;
+}
+#else
+/* The SDMA ring's scheduler entities: mman.high_pr and low_pr (6.12). */
+static bool kfdbed_sdma_entity(struct amdgpu_device *adev,
+			       struct drm_sched_entity *entity)
+{
+	return entity == &adev->mman.high_pr || entity == &adev->mman.low_pr;
+}
+#endif
+
 /**
  * amdgpu_job_alloc_with_ib() - a job with one IB
  * @adev: the device
- * @entity: scheduler entity (the SDMA ring's: mman.high_pr or low_pr)
+ * @entity: scheduler entity (one of the SDMA ring's: kfdbed_sdma_entity())
  * @owner: fence owner (unused)
  * @size: IB bytes
  * @pool_type: IB pool (unused: IBs are kernel memory)
+ * @k_job_id: kernel job id (unused; before @job from 7.x on, after it in
+ *	6.12)
  * @job: out: the job
- * @k_job_id: kernel job id (unused)
  *
  * Return: 0, -EINVAL for another entity, -ENOMEM.
  */
+#ifdef KFDBED_HAVE_JOB_ID_FIRST
+int amdgpu_job_alloc_with_ib(struct amdgpu_device *adev,
+			     struct drm_sched_entity *entity, void *owner,
+			     size_t size, enum amdgpu_ib_pool_type pool_type,
+			     u64 k_job_id, struct amdgpu_job **job)
+#else
 int amdgpu_job_alloc_with_ib(struct amdgpu_device *adev,
 			     struct drm_sched_entity *entity, void *owner,
 			     size_t size, enum amdgpu_ib_pool_type pool_type,
 			     struct amdgpu_job **job, u64 k_job_id)
+#endif
 {
 	struct kfdbed_gpu *gpu = kfdbed_gpu_from_adev(adev);
 	struct kfdbed_job *kjob;
 	struct amdgpu_ib *ib;
 
-	if (entity != &adev->mman.high_pr && entity != &adev->mman.low_pr) {
+	if (!kfdbed_sdma_entity(adev, entity)) {
 		kfdbed_warn_unsupported("jobs on engines other than SDMA");
 		return -EINVAL;
 	}
@@ -363,6 +402,66 @@ static const struct amdgpu_ring_funcs kfdbed_sdma_ring_funcs = {
 	.pad_ib = kfdbed_sdma_pad_ib,
 };
 
+/*
+ * A job of @num_dw dwords on @entity, waiting for @resv's fences first (the
+ * ring is the scheduler here: the wait is done before the job is made).
+ */
+static int kfdbed_sdma_prepare_job(struct amdgpu_device *adev,
+				   struct drm_sched_entity *entity,
+				   unsigned int num_dw, struct dma_resv *resv,
+				   struct amdgpu_job **job)
+{
+	int r;
+
+	if (resv) {
+		long t = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP,
+					       false, MAX_SCHEDULE_TIMEOUT);
+		if (t < 0)
+			return t;
+	}
+#ifdef KFDBED_HAVE_JOB_ID_FIRST
+	r = amdgpu_job_alloc_with_ib(adev, entity, AMDGPU_FENCE_OWNER_UNDEFINED,
+				     num_dw * 4, AMDGPU_IB_POOL_DELAYED, 0,
+				     job);
+#else
+	r = amdgpu_job_alloc_with_ib(adev, entity, AMDGPU_FENCE_OWNER_UNDEFINED,
+				     num_dw * 4, AMDGPU_IB_POOL_DELAYED, job,
+				     0);
+#endif
+	return r;
+}
+
+#ifdef KFDBED_HAVE_TTM_ENTITY
+/**
+ * amdgpu_copy_buffer() - copy with SDMA
+ * @adev: the device
+ * @entity: the TTM buffer entity the copy runs on (KFD: move_entities[0],
+ *	whose GART windows it mapped the system pages through)
+ * @src_offset: source MC address
+ * @dst_offset: destination MC address
+ * @byte_count: bytes
+ * @resv: reservation object whose fences the copy waits for, or NULL
+ * @fence: out: the copy's fence
+ * @vm_needs_flush: unused (no VM flush on the emulated SDMA)
+ * @copy_flags: AMDGPU_COPY_FLAGS_* (no TMZ here)
+ *
+ * As amdgpu_copy_buffer() of 7.3 (amdgpu_ttm.c): on the ring of the first
+ * buffer-functions scheduler, -EINVAL when that ring is not ready; packets
+ * of copy_max_bytes (KFD copies whole pages: the dword-aligned case).
+ *
+ * Return: 0 or a negative errno.
+ */
+int amdgpu_copy_buffer(struct amdgpu_device *adev,
+		       struct amdgpu_ttm_buffer_entity *entity,
+		       uint64_t src_offset, uint64_t dst_offset,
+		       uint32_t byte_count, struct dma_resv *resv,
+		       struct dma_fence **fence, bool vm_needs_flush,
+		       uint32_t copy_flags)
+{
+	struct amdgpu_ring *ring =
+		to_amdgpu_ring(adev->mman.buffer_funcs_scheds[0]);
+	struct drm_sched_entity *sched_entity = &entity->base;
+#else
 /**
  * amdgpu_copy_buffer() - copy with SDMA
  * @ring: the SDMA ring
@@ -384,21 +483,23 @@ int amdgpu_copy_buffer(struct amdgpu_ring *ring, uint64_t src_offset,
 		       uint32_t copy_flags)
 {
 	struct amdgpu_device *adev = ring->adev;
+	struct drm_sched_entity *sched_entity = &adev->mman.high_pr;
+#endif
 	const struct amdgpu_buffer_funcs *funcs = adev->mman.buffer_funcs;
 	unsigned int loops = DIV_ROUND_UP(byte_count, funcs->copy_max_bytes), i;
 	struct amdgpu_job *job;
 	int r;
 
-	if (resv) {
-		long t = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP,
-					       false, MAX_SCHEDULE_TIMEOUT);
-		if (t < 0)
-			return t;
+#ifdef KFDBED_HAVE_TTM_ENTITY
+	if (!ring->sched.ready) {
+		dev_err(adev->dev,
+			"Trying to move memory with ring turned off.\n");
+		return -EINVAL;
 	}
-	r = amdgpu_job_alloc_with_ib(adev, &adev->mman.high_pr,
-				     AMDGPU_FENCE_OWNER_UNDEFINED,
-				     ALIGN(loops * funcs->copy_num_dw, 8) * 4,
-				     AMDGPU_IB_POOL_DELAYED, &job, 0);
+#endif
+	r = kfdbed_sdma_prepare_job(adev, sched_entity,
+				    ALIGN(loops * funcs->copy_num_dw, 8), resv,
+				    &job);
 	if (r)
 		return r;
 	for (i = 0; i < loops; i++) {
@@ -413,6 +514,20 @@ int amdgpu_copy_buffer(struct amdgpu_ring *ring, uint64_t src_offset,
 	amdgpu_ring_pad_ib(ring, &job->ibs[0]);
 	*fence = amdgpu_job_submit(job);
 	return 0;
+}
+
+/*
+ * The entity VRAM clears run on: amdgpu_ttm_next_clear_entity()'s (one
+ * ring, so one clear entity) from 7.x on, low_pr in 6.12.
+ */
+static struct drm_sched_entity *
+kfdbed_sdma_clear_entity(struct amdgpu_device *adev)
+{
+#ifdef KFDBED_HAVE_TTM_ENTITY
+	return &adev->mman.clear_entities[0].base;
+#else
+	return &adev->mman.low_pr;
+#endif
 }
 
 /**
@@ -434,10 +549,9 @@ int kfdbed_sdma_fill(struct kfdbed_gpu *gpu, u64 dst, u64 size, u32 data,
 	struct amdgpu_job *job;
 	int r;
 
-	r = amdgpu_job_alloc_with_ib(adev, &adev->mman.low_pr,
-				     AMDGPU_FENCE_OWNER_UNDEFINED,
-				     ALIGN(loops * funcs->fill_num_dw, 8) * 4,
-				     AMDGPU_IB_POOL_DELAYED, &job, 0);
+	r = kfdbed_sdma_prepare_job(adev, kfdbed_sdma_clear_entity(adev),
+				    ALIGN(loops * funcs->fill_num_dw, 8), NULL,
+				    &job);
 	if (r)
 		return r;
 	for (i = 0; i < loops; i++) {
@@ -481,6 +595,47 @@ void amdgpu_gart_map(struct amdgpu_device *adev, uint64_t offset, int pages,
 			pages);
 }
 
+#ifdef KFDBED_HAVE_TTM_ENTITY
+/* Each TTM buffer entity's GART windows, of AMDGPU_GTT_MAX_TRANSFER_SIZE. */
+static void kfdbed_sdma_entity_init(struct amdgpu_ttm_buffer_entity *entity,
+				    u64 *gart_offset, unsigned int windows)
+{
+	unsigned int i;
+
+	mutex_init(&entity->lock);
+	for (i = 0; i < windows; i++) {
+		entity->gart_window_offs[i] = *gart_offset;
+		*gart_offset += AMDGPU_GTT_MAX_TRANSFER_SIZE;
+	}
+}
+
+/*
+ * As amdgpu_ttm_set_buffer_funcs_status() of 7.3 with one SDMA ring: its
+ * scheduler is the buffer functions' only one (KFD finds the ring from
+ * it), and it makes a default entity without GART windows, a clear entity
+ * with one and a move entity with two, each window taken from the GTT
+ * manager (amdgpu_ttm_buffer_entity_init()). Here the windows are laid
+ * out from the start of the GART, which holds nothing else: the move
+ * entity's first window, where KFD maps the system pages it migrates, is
+ * at GART offset 0, where 6.12's KFD put its window 0.
+ */
+static void kfdbed_sdma_entities_init(struct kfdbed_gpu *gpu)
+{
+	struct amdgpu_mman *mman = &gpu->adev->mman;
+	u64 gart_offset = 0;
+
+	gpu->sdma.sched.ready = true;
+	mman->buffer_funcs_scheds[0] = &gpu->sdma.sched;
+	mman->num_buffer_funcs_scheds = 1;
+	kfdbed_sdma_entity_init(&mman->move_entities[0], &gart_offset, 2);
+	mman->num_move_entities = 1;
+	kfdbed_sdma_entity_init(&gpu->clear_entity, &gart_offset, 1);
+	mman->clear_entities = &gpu->clear_entity;
+	mman->num_clear_entities = 1;
+	kfdbed_sdma_entity_init(&mman->default_entity, &gart_offset, 0);
+}
+#endif
+
 /**
  * kfdbed_sdma_init() - the SDMA ring, its buffer functions, the GART table
  * @gpu: the GPU, with TTM up
@@ -502,9 +657,13 @@ int kfdbed_sdma_init(struct kfdbed_gpu *gpu)
 	gpu->sdma.funcs = &kfdbed_sdma_ring_funcs;
 	snprintf(gpu->sdma.name, sizeof(gpu->sdma.name), "sdma0");
 	adev->mman.buffer_funcs = &kfdbed_buffer_funcs;
+#ifdef KFDBED_HAVE_TTM_ENTITY
+	kfdbed_sdma_entities_init(gpu);
+#else
 	adev->mman.buffer_funcs_ring = &gpu->sdma;
-	adev->mman.buffer_funcs_enabled = true;
 	mutex_init(&adev->mman.gtt_window_lock);
+#endif
+	adev->mman.buffer_funcs_enabled = true;
 
 	r = kfdbed_bo_create_kernel(gpu, adev->gart.table_size, true,
 				    &adev->gart.bo);
@@ -527,4 +686,10 @@ void kfdbed_sdma_fini(struct kfdbed_gpu *gpu)
 	destroy_workqueue(gpu->sdma_wq);
 	gpu->sdma_wq = NULL;
 	gpu->adev->mman.buffer_funcs_enabled = false;
+#ifdef KFDBED_HAVE_TTM_ENTITY
+	gpu->sdma.sched.ready = false;
+	mutex_destroy(&gpu->adev->mman.move_entities[0].lock);
+	mutex_destroy(&gpu->clear_entity.lock);
+	mutex_destroy(&gpu->adev->mman.default_entity.lock);
+#endif
 }

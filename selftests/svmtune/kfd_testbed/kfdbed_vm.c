@@ -17,9 +17,21 @@
 #include "kfdbed.h"
 #include "amdgpu_gem.h"
 #include "amdgpu_hmm.h"
+#ifdef KFDBED_HAVE_GMC_GET_VM_PTE
+#include "vega10_enum.h"
+#endif
 
 #define CREATE_TRACE_POINTS
 #include "kfdbed_trace.h"
+
+#ifdef KFDBED_HAVE_VM_BO_STATUS
+static void kfdbed_vm_bo_status_init(struct amdgpu_vm_bo_status *lists)
+{
+	INIT_LIST_HEAD(&lists->evicted);
+	INIT_LIST_HEAD(&lists->needs_update);
+	INIT_LIST_HEAD(&lists->idle);
+}
+#endif
 
 /**
  * kfdbed_vm_create() - a compute VM for a process on a GPU
@@ -45,9 +57,21 @@ struct kfdbed_vm *kfdbed_vm_create(struct kfdbed_gpu *gpu, u32 pasid)
 
 	vm = &kvm->fpriv.vm;
 	vm->va = RB_ROOT_CACHED;
+#ifdef KFDBED_HAVE_VM_BO_STATUS
+	/* As amdgpu_vm_init() of 7.3: its BO status lists and entities. */
+	kfdbed_vm_bo_status_init(&vm->kernel);
+	kfdbed_vm_bo_status_init(&vm->always_valid);
+	kfdbed_vm_bo_status_init(&vm->individual);
+	spin_lock_init(&vm->individual_lock);
+	INIT_LIST_HEAD(&vm->freed);
+	spin_lock_init(&vm->immediate.lock);
+	spin_lock_init(&vm->delayed.lock);
+	vm->mem_id = -1;
+#else
 	INIT_LIST_HEAD(&vm->evicted);
 	INIT_LIST_HEAD(&vm->evicted_user);
 	spin_lock_init(&vm->status_lock);
+#endif
 	mutex_init(&vm->eviction_lock);
 	vm->last_update = dma_fence_get_stub();
 	vm->last_unlocked = dma_fence_get_stub();
@@ -484,6 +508,104 @@ int amdgpu_vm_lock_pd(struct amdgpu_vm *vm, struct drm_exec *exec,
  *
  * Return: 0, or the first error of @callback.
  */
+#ifdef KFDBED_HAVE_VM_BO_STATUS
+int amdgpu_vm_validate(struct amdgpu_device *adev, struct amdgpu_vm *vm,
+		       struct ww_acquire_ctx *ticket,
+		       int (*callback)(void *p, struct amdgpu_bo *bo),
+		       void *param)
+{
+	struct amdgpu_vm_bo_base *base, *tmp;
+	int r;
+
+	/*
+	 * As amdgpu_vm_validate() of 7.3: the page tables first, then the VM
+	 * may be updated again (no GPU reset here: the VM's generation never
+	 * changes), then the BOs sharing its reservation; the BOs with their
+	 * own reservation object only under a ticket.
+	 */
+	dma_resv_assert_held(vm->root.bo->tbo.base.resv);
+	list_for_each_entry_safe(base, tmp, &vm->kernel.evicted, vm_status) {
+		r = callback(param, base->bo);
+		if (r)
+			return r;
+	}
+	amdgpu_vm_eviction_lock(vm);
+	vm->evicting = false;
+	amdgpu_vm_eviction_unlock(vm);
+	list_for_each_entry_safe(base, tmp, &vm->always_valid.evicted,
+				 vm_status) {
+		r = callback(param, base->bo);
+		if (r)
+			return r;
+	}
+	if (ticket && !list_empty(&vm->individual.evicted))
+		kfdbed_warn_unsupported("evicted BOs of a VM's own");
+	return 0;
+}
+
+/*
+ * 7.3's amdgpu_vm_ready() asserts that its caller holds the VM's
+ * reservation (amdgpu_vm_assert_locked(), a lockdep WARNING when not),
+ * and 7.3's KFD calls it without from its MMU notifier
+ * (svm_range_cpu_invalidate_pagetables() -> svm_range_unmap_from_gpus()
+ * -> svm_range_unmap_from_gpu()): on a lockdep kernel every CPU
+ * invalidation of a range mapped on a GPU warns. That would fail every
+ * run of the test bed, so by default the call is logged once per load
+ * instead (run_kfdbed.sh reports it); vm_ready_lockdep=1 asserts as
+ * amdgpu does (KFDBED_REPRO=1 in run_kfdbed.sh shows it).
+ */
+static bool vm_ready_lockdep;
+module_param(vm_ready_lockdep, bool, 0444);
+MODULE_PARM_DESC(
+	vm_ready_lockdep,
+	"amdgpu_vm_ready() asserts the VM's reservation with lockdep, as 7.3's amdgpu (default 0: log an unlocked call once)");
+
+static void kfdbed_vm_assert_locked(struct amdgpu_vm *vm, unsigned long ip)
+{
+	struct dma_resv *resv = vm->root.bo->tbo.base.resv;
+
+	if (vm_ready_lockdep) {
+		dma_resv_assert_held(resv);
+		return;
+	}
+#ifdef CONFIG_LOCKDEP
+	if (debug_locks && !lockdep_is_held(&resv->lock.base))
+		pr_warn_once(
+			"kfdbed: amdgpu_vm_ready() from %pS without the VM's reservation, which 7.3's amdgpu asserts (lockdep)\n",
+			(void *)ip);
+#endif
+}
+
+/**
+ * amdgpu_vm_ready() - may a VM's page tables be updated?
+ * @vm: the VM, its root page directory reserved
+ *
+ * As amdgpu_vm_ready() of 7.3 (amdgpu_vm.c), which asserts that the
+ * caller holds the VM's reservation (amdgpu_vm_assert_locked(); here see
+ * kfdbed_vm_assert_locked()): not while its page tables are being
+ * evicted, nor with a page table evicted, nor with its update entities
+ * stopped (none of which happens here).
+ *
+ * Return: true when the VM may be updated.
+ */
+bool amdgpu_vm_ready(struct amdgpu_vm *vm)
+{
+	bool ret;
+
+	kfdbed_vm_assert_locked(vm, _RET_IP_);
+	amdgpu_vm_eviction_lock(vm);
+	ret = !vm->evicting;
+	amdgpu_vm_eviction_unlock(vm);
+	ret &= list_empty(&vm->kernel.evicted);
+	spin_lock(&vm->immediate.lock);
+	ret &= !vm->immediate.stopped;
+	spin_unlock(&vm->immediate.lock);
+	spin_lock(&vm->delayed.lock);
+	ret &= !vm->delayed.stopped;
+	spin_unlock(&vm->delayed.lock);
+	return ret;
+}
+#else
 int amdgpu_vm_validate(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 		       struct ww_acquire_ctx *ticket,
 		       int (*callback)(void *p, struct amdgpu_bo *bo),
@@ -499,7 +621,61 @@ int amdgpu_vm_validate(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 	}
 	return 0;
 }
+#endif
 
+#ifdef KFDBED_HAVE_GMC_GET_VM_PTE
+/*
+ * gmc_funcs->get_vm_pte() of GFX9, which KFD's svm_range_get_pte_flags()
+ * calls from 7.x on for an SVM mapping (no BO): as gmc_v9_0_get_vm_pte()
+ * of 7.3, the executable bit as asked, the MTYPE in Vega10's encoding,
+ * PRT entries made invalid; the coherence flags of a BO's mapping do not
+ * apply to KFD's.
+ */
+static void kfdbed_gmc_get_vm_pte(struct amdgpu_device *adev,
+				  struct amdgpu_vm *vm, struct amdgpu_bo *bo,
+				  uint32_t vm_flags, uint64_t *flags)
+{
+	unsigned int mtype;
+
+	if (vm_flags & AMDGPU_VM_PAGE_EXECUTABLE)
+		*flags |= AMDGPU_PTE_EXECUTABLE;
+	else
+		*flags &= ~AMDGPU_PTE_EXECUTABLE;
+
+	switch (vm_flags & AMDGPU_VM_MTYPE_MASK) {
+	case AMDGPU_VM_MTYPE_WC:
+		mtype = MTYPE_WC;
+		break;
+	case AMDGPU_VM_MTYPE_RW:
+		mtype = MTYPE_RW;
+		break;
+	case AMDGPU_VM_MTYPE_CC:
+		mtype = MTYPE_CC;
+		break;
+	case AMDGPU_VM_MTYPE_UC:
+		mtype = MTYPE_UC;
+		break;
+	default: /* DEFAULT, NC */
+		mtype = MTYPE_NC;
+		break;
+	}
+	*flags = AMDGPU_PTE_MTYPE_VG10(*flags, mtype);
+
+	if (vm_flags & AMDGPU_VM_PAGE_PRT) {
+		*flags |= AMDGPU_PTE_PRT;
+		*flags &= ~AMDGPU_PTE_VALID;
+	}
+	if ((*flags & AMDGPU_PTE_VALID) && bo)
+		kfdbed_warn_unsupported("BO-backed GPU mappings");
+}
+
+/* The GMC's functions KFD's SVM code calls: GFX9's (gmc_v9_0.c). */
+const struct amdgpu_gmc_funcs kfdbed_gmc_funcs = {
+	.get_vm_pte = kfdbed_gmc_get_vm_pte,
+};
+#endif
+
+#ifdef KFDBED_HAVE_GEM_VA_MAP_FLAGS
 /**
  * amdgpu_gem_va_map_flags() - PTE flags from AMDGPU_VM_PAGE/MTYPE flags
  * @adev: the device (GFX9: Vega10 MTYPE encoding)
@@ -540,6 +716,7 @@ uint64_t amdgpu_gem_va_map_flags(struct amdgpu_device *adev, uint32_t flags)
 	}
 	return AMDGPU_PTE_MTYPE_VG10(pte, mtype);
 }
+#endif
 
 /*
  * The GPU whose device-private memory @owner names (KFD's
@@ -558,6 +735,119 @@ static struct kfdbed_gpu *kfdbed_gpu_of_owner(void *owner)
 	return kfdbed_gpus[0];
 }
 
+#ifdef KFDBED_HAVE_HMM_RANGE
+/**
+ * amdgpu_hmm_range_get_pages() - fault in and snapshot CPU pages for a GPU
+ * @notifier: the range's interval notifier
+ * @start: first address
+ * @npages: pages
+ * @readonly: no write access needed
+ * @owner: device-private pages of this owner are returned as they are
+ * @range: the range to fill (amdgpu_hmm_range_alloc()); its pfns are
+ *	freed with it (amdgpu_hmm_range_free())
+ *
+ * As amdgpu_hmm_range_get_pages() of 7.3 (amdgpu_hmm.c): one
+ * mmu_interval_read_begin(), then hmm_range_fault() over the range in
+ * pieces of at most 2 GiB, and no retry: when the range changed under the
+ * walk (-EBUSY) it returns -EAGAIN, KFD's fault handler returns 0 without
+ * mapping, and the GPU's retry fault comes back (counted: hmm_eagain).
+ * The caller holds mmap_lock for read.
+ *
+ * Return: 0, -EAGAIN, or another negative errno.
+ */
+int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
+			       uint64_t start, uint64_t npages, bool readonly,
+			       void *owner, struct amdgpu_hmm_range *range)
+{
+	struct hmm_range *hmm_range = &range->hmm_range;
+	const u64 max_bytes = SZ_2G;
+	unsigned long *pfns, end;
+	int r;
+
+	pfns = kvmalloc_array(npages, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return -ENOMEM;
+	hmm_range->notifier = notifier;
+	hmm_range->default_flags = HMM_PFN_REQ_FAULT |
+				   (readonly ? 0 : HMM_PFN_REQ_WRITE);
+	hmm_range->hmm_pfns = pfns;
+	hmm_range->start = start;
+	end = start + npages * PAGE_SIZE;
+	hmm_range->dev_private_owner = owner;
+
+	hmm_range->notifier_seq = mmu_interval_read_begin(notifier);
+	for (;;) {
+		hmm_range->end = min(hmm_range->start + max_bytes, end);
+		r = hmm_range_fault(hmm_range);
+		if (r)
+			goto out_free;
+		if (hmm_range->end == end)
+			break;
+		hmm_range->hmm_pfns += max_bytes >> PAGE_SHIFT;
+		hmm_range->start = hmm_range->end;
+	}
+	hmm_range->start = start;
+	hmm_range->hmm_pfns = pfns;
+	return 0;
+
+out_free:
+	kvfree(pfns);
+	hmm_range->hmm_pfns = NULL;
+	if (r == -EBUSY) {
+		kfdbed_stat_inc(kfdbed_gpu_of_owner(owner),
+				KFDBED_STAT_HMM_EAGAIN);
+		r = -EAGAIN;
+	}
+	return r;
+}
+
+/**
+ * amdgpu_hmm_range_valid() - is a snapshot still what the CPU maps?
+ * @range: from amdgpu_hmm_range_get_pages(), or NULL
+ *
+ * Call with the notifier lock held (KFD's svm_range_lock()).
+ *
+ * Return: false when @range is NULL or was invalidated meanwhile.
+ */
+bool amdgpu_hmm_range_valid(struct amdgpu_hmm_range *range)
+{
+	if (!range)
+		return false;
+	return !mmu_interval_read_retry(range->hmm_range.notifier,
+					range->hmm_range.notifier_seq);
+}
+
+/**
+ * amdgpu_hmm_range_alloc() - a range for amdgpu_hmm_range_get_pages()
+ * @bo: the BO it is for (referenced), or NULL (KFD's SVM ranges)
+ *
+ * Return: the range, or NULL.
+ */
+struct amdgpu_hmm_range *amdgpu_hmm_range_alloc(struct amdgpu_bo *bo)
+{
+	struct amdgpu_hmm_range *range = kzalloc(sizeof(*range), GFP_KERNEL);
+
+	if (!range)
+		return NULL;
+	if (bo)
+		drm_gem_object_get(&bo->tbo.base);
+	range->bo = bo;
+	return range;
+}
+
+/**
+ * amdgpu_hmm_range_free() - free a range, its pfns and its BO reference
+ * @range: the range, or NULL
+ */
+void amdgpu_hmm_range_free(struct amdgpu_hmm_range *range)
+{
+	if (!range)
+		return;
+	kvfree(range->hmm_range.hmm_pfns);
+	amdgpu_bo_unref(&range->bo);
+	kfree(range);
+}
+#else
 /**
  * amdgpu_hmm_range_get_pages() - fault in and snapshot CPU pages for a GPU
  * @notifier: the range's interval notifier
@@ -650,3 +940,4 @@ bool amdgpu_hmm_range_get_pages_done(struct hmm_range *hmm_range)
 	kfree(hmm_range);
 	return r;
 }
+#endif

@@ -305,7 +305,9 @@ static int kfdbed_wave_access(struct kfdbed_cu *cu, u64 page)
 static void kfdbed_wave_raise(struct kfdbed_waves_run *run,
 			      struct kfdbed_wave *wave, u64 page, bool again)
 {
-	int r = kfdbed_ih_raise_retry_fault(run->gpu, run->kp->p.pasid, page,
+	/* The IV carries the PASID of the VM the wave runs in. */
+	int r = kfdbed_ih_raise_retry_fault(run->gpu, run->kvm->fpriv.vm.pasid,
+					    page,
 					    run->a->flags & KFDBED_WAVES_WRITE,
 					    &wave->t);
 
