@@ -735,6 +735,49 @@ static struct kfdbed_gpu *kfdbed_gpu_of_owner(void *owner)
 	return kfdbed_gpus[0];
 }
 
+/*
+ * Fill @range for @npages from @start and fault it in, as amdgpu does in
+ * both 6.12 and 7.3: one mmu_interval_read_begin(), then hmm_range_fault()
+ * in pieces of at most 2 GiB, no retry. A walk the CPU changed (-EBUSY)
+ * becomes -EAGAIN, counted (hmm_eagain): KFD's fault handler then returns
+ * without mapping and the GPU's retry fault comes back.
+ */
+static int kfdbed_hmm_fault(struct mmu_interval_notifier *notifier,
+			    struct hmm_range *range, u64 start, u64 npages,
+			    bool readonly, void *owner, unsigned long *pfns)
+{
+	const u64 max_bytes = SZ_2G;
+	unsigned long end = start + npages * PAGE_SIZE;
+	int r;
+
+	range->notifier = notifier;
+	range->default_flags = HMM_PFN_REQ_FAULT |
+			       (readonly ? 0 : HMM_PFN_REQ_WRITE);
+	range->hmm_pfns = pfns;
+	range->start = start;
+	range->dev_private_owner = owner;
+
+	range->notifier_seq = mmu_interval_read_begin(notifier);
+	for (;;) {
+		range->end = min(range->start + max_bytes, end);
+		r = hmm_range_fault(range);
+		if (r == -EBUSY) {
+			kfdbed_stat_inc(kfdbed_gpu_of_owner(owner),
+					KFDBED_STAT_HMM_EAGAIN);
+			return -EAGAIN;
+		}
+		if (r)
+			return r;
+		if (range->end == end)
+			break;
+		range->hmm_pfns += max_bytes >> PAGE_SHIFT;
+		range->start = range->end;
+	}
+	range->start = start;
+	range->hmm_pfns = pfns;
+	return 0;
+}
+
 #ifdef KFDBED_HAVE_HMM_RANGE
 /**
  * amdgpu_hmm_range_get_pages() - fault in and snapshot CPU pages for a GPU
@@ -760,43 +803,17 @@ int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
 			       void *owner, struct amdgpu_hmm_range *range)
 {
 	struct hmm_range *hmm_range = &range->hmm_range;
-	const u64 max_bytes = SZ_2G;
-	unsigned long *pfns, end;
+	unsigned long *pfns;
 	int r;
 
 	pfns = kvmalloc_array(npages, sizeof(*pfns), GFP_KERNEL);
 	if (!pfns)
 		return -ENOMEM;
-	hmm_range->notifier = notifier;
-	hmm_range->default_flags = HMM_PFN_REQ_FAULT |
-				   (readonly ? 0 : HMM_PFN_REQ_WRITE);
-	hmm_range->hmm_pfns = pfns;
-	hmm_range->start = start;
-	end = start + npages * PAGE_SIZE;
-	hmm_range->dev_private_owner = owner;
-
-	hmm_range->notifier_seq = mmu_interval_read_begin(notifier);
-	for (;;) {
-		hmm_range->end = min(hmm_range->start + max_bytes, end);
-		r = hmm_range_fault(hmm_range);
-		if (r)
-			goto out_free;
-		if (hmm_range->end == end)
-			break;
-		hmm_range->hmm_pfns += max_bytes >> PAGE_SHIFT;
-		hmm_range->start = hmm_range->end;
-	}
-	hmm_range->start = start;
-	hmm_range->hmm_pfns = pfns;
-	return 0;
-
-out_free:
-	kvfree(pfns);
-	hmm_range->hmm_pfns = NULL;
-	if (r == -EBUSY) {
-		kfdbed_stat_inc(kfdbed_gpu_of_owner(owner),
-				KFDBED_STAT_HMM_EAGAIN);
-		r = -EAGAIN;
+	r = kfdbed_hmm_fault(notifier, hmm_range, start, npages, readonly,
+			     owner, pfns);
+	if (r) {
+		kvfree(pfns);
+		hmm_range->hmm_pfns = NULL;
 	}
 	return r;
 }
@@ -872,55 +889,27 @@ int amdgpu_hmm_range_get_pages(struct mmu_interval_notifier *notifier,
 			       void *owner, struct page **pages,
 			       struct hmm_range **phmm_range)
 {
-	const u64 max_bytes = SZ_2G;
 	struct hmm_range *range;
-	unsigned long *pfns, end;
+	unsigned long *pfns;
 	u64 i;
 	int r;
 
 	range = kzalloc(sizeof(*range), GFP_KERNEL);
 	pfns = kvmalloc_array(npages, sizeof(*pfns), GFP_KERNEL);
-	if (!range || !pfns) {
-		r = -ENOMEM;
-		goto out_free;
+	r = -ENOMEM;
+	if (range && pfns)
+		r = kfdbed_hmm_fault(notifier, range, start, npages, readonly,
+				     owner, pfns);
+	if (r) {
+		kvfree(pfns);
+		kfree(range);
+		return r;
 	}
-	range->notifier = notifier;
-	range->default_flags = HMM_PFN_REQ_FAULT |
-			       (readonly ? 0 : HMM_PFN_REQ_WRITE);
-	range->hmm_pfns = pfns;
-	range->start = start;
-	end = start + npages * PAGE_SIZE;
-	range->dev_private_owner = owner;
-
-	range->notifier_seq = mmu_interval_read_begin(notifier);
-	for (;;) {
-		range->end = min(range->start + max_bytes, end);
-		r = hmm_range_fault(range);
-		if (r)
-			goto out_free;
-		if (range->end == end)
-			break;
-		range->hmm_pfns += max_bytes >> PAGE_SHIFT;
-		range->start = range->end;
-	}
-	range->start = start;
-	range->hmm_pfns = pfns;
-
 	if (pages)
 		for (i = 0; i < npages; i++)
 			pages[i] = hmm_pfn_to_page(pfns[i]);
 	*phmm_range = range;
 	return 0;
-
-out_free:
-	kvfree(pfns);
-	kfree(range);
-	if (r == -EBUSY) {
-		kfdbed_stat_inc(kfdbed_gpu_of_owner(owner),
-				KFDBED_STAT_HMM_EAGAIN);
-		r = -EAGAIN;
-	}
-	return r;
 }
 
 /**
