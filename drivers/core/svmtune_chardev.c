@@ -59,7 +59,8 @@ static long svmtune_ioctl_version(struct file *file, void *data)
 	ver->major = SVMTUNE_VERSION_MAJOR;
 	ver->minor = SVMTUNE_VERSION_MINOR;
 	ver->patch = SVMTUNE_VERSION_PATCH;
-	ver->features = SVMTUNE_FEATURES;
+	ver->features = SVMTUNE_FEATURES |
+			(svmtune_bpf_available() ? SVMTUNE_FEATURE_BPF : 0);
 	return 0;
 }
 
@@ -101,7 +102,7 @@ static bool svmtune_may_act_on(struct task_struct *task, struct mm_struct *mm)
  * cannot slip in between. Returns it with its users referenced (mmput()
  * it).
  */
-static struct mm_struct *svmtune_target_mm(u32 pid)
+struct mm_struct *svmtune_target_mm(u32 pid)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;

@@ -103,7 +103,7 @@ static unsigned int svmtune_decide_size(struct svmtune_decide_state *st)
  * the limits (or the backend's fixed window), and its PTE fragment.
  */
 /* The block of 2^@shift bytes around @addr, within [@lo, @hi), in @d. */
-static void svmtune_window_cut(unsigned long addr, unsigned long lo,
+void svmtune_window_cut(unsigned long addr, unsigned long lo,
 			       unsigned long hi, unsigned int shift,
 			       struct svmtune_decision *d)
 {
@@ -229,6 +229,11 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	svmtune_decide_action(&st, decision);
 	svmtune_decide_widen(&st, decision);
 	if (!st.cpu && !fault->fixed && !dev->caps_fragments)
+		svmtune_fragment_clip(st.addr, decision);
+	/* Stage 6, a program's decision (svmtune_bpf.c), if one is attached. */
+	if (!fault->fixed &&
+	    svmtune_bpf_decide(dev, smm, blk, fault, st.lo, st.hi, decision) &&
+	    !st.cpu && !dev->caps_fragments)
 		svmtune_fragment_clip(st.addr, decision);
 
 	trace_svmtune_decide(dev, fault, decision, st.pinned);

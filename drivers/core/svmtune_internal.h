@@ -231,6 +231,20 @@ struct svmtune_block {
 	unsigned long base;
 };
 
+/* svmtune_decide.c */
+void svmtune_window_cut(unsigned long addr, unsigned long lo, unsigned long hi,
+			unsigned int shift, struct svmtune_decision *d);
+
+/* svmtune_bpf.c */
+#define SVMTUNE_BPF_MAX_ATTACHED	64
+int svmtune_bpf_init_type(void);
+bool svmtune_bpf_available(void);
+bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			const struct svmtune_block *blk,
+			const struct svmtune_fault *fault, unsigned long lo,
+			unsigned long hi, struct svmtune_decision *d);
+extern const struct attribute_group svmtune_bpf_sysfs_group;
+
 /* svmtune_mm.c */
 int svmtune_mm_init(void);
 void svmtune_mm_exit(void);
@@ -389,6 +403,7 @@ void svmtune_sysfs_exit(void);
 /* svmtune_chardev.c */
 int svmtune_chardev_init(void);
 void svmtune_chardev_exit(void);
+struct mm_struct *svmtune_target_mm(u32 pid);
 void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out,
 			      struct svmtune_mitigations *mit);
 

@@ -28,9 +28,16 @@ static int __init svmtune_init(void)
 	if (ret)
 		goto err_sysfs_exit;
 
+	/* Last: a program may run on a fault as soon as the type exists. */
+	ret = svmtune_bpf_init_type();
+	if (ret)
+		goto err_chardev_exit;
+
 	pr_info("version " SVMTUNE_VERSION_STRING " loaded\n");
 	return 0;
 
+err_chardev_exit:
+	svmtune_chardev_exit();
 err_sysfs_exit:
 	svmtune_sysfs_exit();
 err_mm_exit:

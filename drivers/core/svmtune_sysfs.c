@@ -377,6 +377,12 @@ struct kobject *svmtune_sysfs_dir(void)
 }
 EXPORT_SYMBOL_GPL(svmtune_sysfs_dir);
 
+static const struct attribute_group *svmtune_attr_groups[] = {
+	&svmtune_attr_group,
+	&svmtune_bpf_sysfs_group,
+	NULL,
+};
+
 int svmtune_sysfs_init(void)
 {
 	int ret;
@@ -385,7 +391,7 @@ int svmtune_sysfs_init(void)
 	if (!svmtune_kobj)
 		return -ENOMEM;
 
-	ret = sysfs_create_group(svmtune_kobj, &svmtune_attr_group);
+	ret = sysfs_create_groups(svmtune_kobj, svmtune_attr_groups);
 	if (ret) {
 		pr_err("cannot create /sys/kernel/svmtune: %pe\n", ERR_PTR(ret));
 		kobject_put(svmtune_kobj);
@@ -396,7 +402,7 @@ int svmtune_sysfs_init(void)
 
 void svmtune_sysfs_exit(void)
 {
-	sysfs_remove_group(svmtune_kobj, &svmtune_attr_group);
+	sysfs_remove_groups(svmtune_kobj, svmtune_attr_groups);
 	kobject_put(svmtune_kobj);
 	svmtune_kobj = NULL;
 }

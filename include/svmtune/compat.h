@@ -147,4 +147,16 @@ static inline unsigned long svmtune_migrate_pfn_pages(unsigned long mpfn)
 	return 1;
 }
 
+/*
+ * SVMTUNE_BPF_STRUCT_OPS: a module may register a struct_ops type of its
+ * own (register_bpf_struct_ops(), 6.9 and later; SVMTUNE_HAVE_MODULE_STRUCT_OPS
+ * from <linux/bpf.h>), the kernel has BPF, and modules get BTF, without
+ * which the type would silently not exist (drivers/core/svmtune_bpf.c).
+ */
+#if defined(SVMTUNE_HAVE_MODULE_STRUCT_OPS) &&				\
+	IS_ENABLED(CONFIG_BPF_SYSCALL) &&				\
+	IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
+#define SVMTUNE_BPF_STRUCT_OPS
+#endif
+
 #endif /* _SVMTUNE_COMPAT_H */

@@ -70,7 +70,23 @@ TEST_F(dev, version_reports_header_version)
 			  SVMTUNE_FEATURE_DEVICES | SVMTUNE_FEATURE_PREFETCH |
 			  SVMTUNE_FEATURE_TLB_COUNTERS |
 			  SVMTUNE_FEATURE_THRASHING | SVMTUNE_FEATURE_FRAGMENT,
-		  ver.features);
+		  ver.features & ~SVMTUNE_FEATURE_BPF);
+}
+
+/* The BPF feature bit is set exactly where sysfs says "available". */
+TEST_F(dev, bpf_feature_bit_matches_sysfs)
+{
+	struct svmtune_version ver = { 0 };
+	char buf[256];
+
+	ASSERT_EQ(0, ioctl(self->fd, SVMTUNE_IOC_VERSION, &ver));
+	ASSERT_EQ(0, svmtune_read_sysfs("bpf/state", buf, sizeof(buf)));
+	EXPECT_EQ(!strcmp(buf, "available\n"),
+		  !!(ver.features & SVMTUNE_FEATURE_BPF))
+	TH_LOG("state: %s", buf);
+	if (strcmp(buf, "available\n"))
+		EXPECT_EQ(0, strncmp(buf, "unavailable: ", 13))
+	TH_LOG("state: %s", buf);
 }
 
 TEST_F(dev, version_matches_sysfs)

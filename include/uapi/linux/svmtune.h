@@ -53,6 +53,12 @@ struct svmtune_version {
 #define SVMTUNE_FEATURE_THRASHING	(1ULL << 5)
 /* Fragment size policy field fragment, eff_fragment (since 0.4) */
 #define SVMTUNE_FEATURE_FRAGMENT	(1ULL << 6)
+/*
+ * Programmable policy: the svmtune_ops BPF struct_ops type is registered
+ * (<linux/svmtune_bpf.h>); clear where the kernel or module lacks BPF or
+ * BTF, /sys/kernel/svmtune/bpf/state says why.
+ */
+#define SVMTUNE_FEATURE_BPF		(1ULL << 7)
 
 /*
  * Memory locations, for preferred_loc. Devices are numbered from 1 in the

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Must not load: a program writes the fault, which is read-only (its first
+ * field, at an offset a decision field also has: only the type check
+ * refuses it).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <linux/svmtune_bpf.h>
+
+char _license[] SEC("license") = "GPL";
+
+SEC("struct_ops/device_fault")
+int BPF_PROG(bad_device_fault, struct svmtune_bpf_fault *f,
+	     struct svmtune_bpf_decision *d)
+{
+	f->addr = 0;
+	return 0;
+}
+
+SEC(".struct_ops.link")
+struct svmtune_ops bad_write_fault = {
+	.device_fault = (void *)bad_device_fault,
+	.name = "bad_write_fault",
+};

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of programmable policy: the svmtune_ops struct_ops type, driven on
+ * the emulated GPU. A program attached to this process sets the windows
+ * its faults migrate; what the engine must refuse (sizes out of range,
+ * unknown actions, wrong destinations, return values) is refused and
+ * counted with the built-in decision used and the data intact; programs
+ * that write what they must not, or that could sleep, do not load; a
+ * global program needs CAP_SYS_ADMIN; detaching under a running workload
+ * loses nothing.
+ *
+ * The BPF objects are built by this directory's Makefile with clang from
+ * the sources in bpf/ and found beside this binary, in bpf/.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <linux/svmtune.h>
+#include <linux/svmtune_bpf.h>
+#include <linux/svmtune_emu.h>
+
+#include "kselftest_harness.h"
+#include "svmtune_test_util.h"
+
+#define EMU_DEV "/dev/svmtune_emu0"
+#define PAGE 4096UL
+#define KIB 1024UL
+#define MIB (1024UL * 1024)
+#define SAME_AS_FAULT 0xfffffffeu
+
+/* The settings map's value in svmtune_test_policies.bpf.c. */
+struct policy_data {
+	__u32 dev_shift;
+	__u32 dev_action;
+	__u32 dev_dest;
+	int dev_ret;
+	__u32 cpu_shift;
+	int cpu_ret;
+	__u64 dev_calls;
+	__u64 cpu_calls;
+};
+
+/* What the test policy answers unless a test says otherwise: 64 KiB. */
+static const struct policy_data default_answers = {
+	.dev_shift = 16,
+	.dev_action = SVMTUNE_BPF_MIGRATE,
+	.dev_dest = SAME_AS_FAULT,
+	.dev_ret = 1,
+	.cpu_shift = 16,
+	.cpu_ret = 1,
+};
+
+static int set_answers(struct bpf_map *settings, const struct policy_data *p)
+{
+	__u32 key = 0;
+
+	return bpf_map__update_elem(settings, &key, sizeof(key), p, sizeof(*p),
+				    BPF_ANY);
+}
+
+static char bpf_dir[PATH_MAX];
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	return level <= LIBBPF_INFO && getenv("SVMTUNE_BPF_VERBOSE") ?
+		       vfprintf(stderr, fmt, ap) :
+		       0;
+}
+
+static unsigned long long bpf_counter(const char *name)
+{
+	char path[64], buf[32];
+
+	snprintf(path, sizeof(path), "bpf/%s", name);
+	if (svmtune_read_sysfs(path, buf, sizeof(buf)) < 0)
+		return ~0ULL;
+	return strtoull(buf, NULL, 0);
+}
+
+/* Why programmable policy is unavailable here, or NULL. */
+static const char *bpf_unavailable(void)
+{
+	static char buf[256];
+
+	if (svmtune_read_sysfs("bpf/state", buf, sizeof(buf)) < 0)
+		return "no /sys/kernel/svmtune/bpf/state";
+	buf[strcspn(buf, "\n")] = 0;
+	return strcmp(buf, "available") ? buf : NULL;
+}
+
+static struct bpf_object *open_obj(const char *name)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", bpf_dir, name);
+	return bpf_object__open_file(path, NULL);
+}
+
+static int gpu_access(int fd, void *addr, unsigned long size, void *buf,
+		      uint32_t op, struct svmtune_emu_access *out)
+{
+	struct svmtune_emu_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)addr;
+	a.size = size;
+	a.ptr = (uintptr_t)buf;
+	a.op = op;
+	if (ioctl(fd, SVMTUNE_EMU_IOC_ACCESS, &a))
+		return -errno;
+	if (out)
+		*out = a;
+	return 0;
+}
+
+static void fill(void *p, unsigned long size, unsigned int seed)
+{
+	uint64_t *w = p;
+	unsigned long i;
+
+	for (i = 0; i < size / 8; i++)
+		w[i] = (i * 0x9e3779b97f4a7c15ULL) ^ seed;
+}
+
+FIXTURE(bpf)
+{
+	int fd;
+	char *buf;
+	char *tmp;
+	unsigned long size;
+	struct bpf_object *obj;
+	struct bpf_link *link;
+	struct bpf_map *settings;
+	struct policy_data data;
+	struct svmtune_saved_knobs knobs;
+};
+
+FIXTURE_SETUP(bpf)
+{
+	const char *why = bpf_unavailable();
+	struct bpf_map *map;
+	struct svmtune_ops *ops;
+	size_t sz;
+
+	if (why)
+		SKIP(return, "programmable policy unavailable: %s", why);
+	ASSERT_EQ(0, svmtune_save_knobs(&self->knobs));
+	/* The built-in policy under the program: fixed 2 MiB windows. */
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	self->fd = open(EMU_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->size = 4 * MIB;
+	self->buf = svmtune_map_aligned(self->size);
+	ASSERT_NE(NULL, self->buf);
+	self->tmp = malloc(self->size);
+	ASSERT_NE(NULL, self->tmp);
+
+	self->obj = open_obj("svmtune_test_policies.bpf.o");
+	ASSERT_NE(NULL, self->obj);
+	map = bpf_object__find_map_by_name(self->obj, "test_policy");
+	ASSERT_NE(NULL, map);
+	ops = bpf_map__initial_value(map, &sz);
+	ASSERT_NE(NULL, ops);
+	ops->pid = getpid();
+	ASSERT_EQ(0, bpf_object__load(self->obj));
+	self->settings = bpf_object__find_map_by_name(self->obj, "settings");
+	ASSERT_NE(NULL, self->settings);
+	self->data = default_answers;
+	ASSERT_EQ(0, set_answers(self->settings, &self->data));
+	self->link = bpf_map__attach_struct_ops(
+		bpf_object__find_map_by_name(self->obj, "test_policy"));
+	ASSERT_NE(NULL, self->link);
+}
+
+FIXTURE_TEARDOWN(bpf)
+{
+	if (bpf_unavailable())
+		return;
+	bpf_link__destroy(self->link);
+	bpf_object__close(self->obj);
+	free(self->tmp);
+	munmap(self->buf, self->size);
+	close(self->fd);
+	svmtune_restore_knobs(&self->knobs);
+}
+
+/* The program's 64 KiB windows replace the built-in 2 MiB ones. */
+TEST_F(bpf, program_sets_the_window_of_every_fault)
+{
+	unsigned long long replaced = bpf_counter("replaced");
+	struct svmtune_emu_access out;
+
+	fill(self->buf, self->size, 1);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(self->size / (64 * KIB), out.faults);
+	EXPECT_EQ(self->size / PAGE, out.migrated);
+	EXPECT_EQ(self->size / (64 * KIB), bpf_counter("replaced") - replaced);
+	/* The CPU reads it back: 64 KiB per CPU fault, the program's too. */
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	EXPECT_EQ(2 * self->size / (64 * KIB),
+		  bpf_counter("replaced") - replaced);
+}
+
+/* Return 0: the built-in decision stands, and nothing is refused. */
+TEST_F(bpf, program_that_keeps_the_decision_changes_nothing)
+{
+	unsigned long long refused = bpf_counter("refused");
+	struct svmtune_emu_access out;
+
+	self->data.dev_ret = 0;
+	ASSERT_EQ(0, set_answers(self->settings, &self->data));
+	fill(self->buf, self->size, 2);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(self->size / (2 * MIB), out.faults);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	EXPECT_EQ(refused, bpf_counter("refused"));
+}
+
+/*
+ * Each answer the engine must refuse: the built-in 2 MiB decision is used
+ * for every fault, each refusal is counted, and the data is intact.
+ */
+TEST_F(bpf, misbehaving_answers_are_refused_and_counted)
+{
+	static const struct policy_data bad[] = {
+		{ .dev_shift = 11, .dev_dest = SAME_AS_FAULT, .dev_ret = 1 },
+		{ .dev_shift = 31, .dev_dest = SAME_AS_FAULT, .dev_ret = 1 },
+		{ .dev_shift = 16,
+		  .dev_action = 2,
+		  .dev_dest = SAME_AS_FAULT,
+		  .dev_ret = 1 },
+		{ .dev_shift = 16, .dev_dest = 0, .dev_ret = 1 }, /* to RAM */
+		{ .dev_shift = 16,
+		  .dev_action = SVMTUNE_BPF_MAP_REMOTE,
+		  .dev_dest = 63,
+		  .dev_ret = 1 }, /* no such device */
+		{ .dev_shift = 16, .dev_dest = SAME_AS_FAULT, .dev_ret = 2 },
+		{ .dev_shift = 16, .dev_dest = SAME_AS_FAULT, .dev_ret = -1 },
+	};
+	struct svmtune_emu_access out;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		unsigned long long refused = bpf_counter("refused");
+		char *p = self->buf + (i % 2) * 2 * MIB;
+
+		ASSERT_EQ(0, set_answers(self->settings, &bad[i]));
+		/* Start from system memory each time. */
+		ASSERT_EQ(0, madvise(self->buf, self->size, MADV_DONTNEED));
+		fill(p, 2 * MIB, 10 + i);
+		ASSERT_EQ(0, gpu_access(self->fd, p, 2 * MIB, self->tmp,
+					SVMTUNE_EMU_READ, &out));
+		EXPECT_EQ(1, out.faults) TH_LOG("answer %u", i);
+		EXPECT_EQ(2 * MIB / PAGE, out.migrated) TH_LOG("answer %u", i);
+		EXPECT_EQ(0, memcmp(p, self->tmp, 2 * MIB))
+		TH_LOG("answer %u", i);
+		EXPECT_EQ(1, bpf_counter("refused") - refused)
+		TH_LOG("answer %u", i);
+	}
+}
+
+/* The widest window a program may ask for is cut to the VMA. */
+TEST_F(bpf, widest_window_is_cut_to_the_mapping)
+{
+	struct svmtune_emu_access out;
+
+	self->data.dev_shift = 30;
+	ASSERT_EQ(0, set_answers(self->settings, &self->data));
+	fill(self->buf, self->size, 3);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, PAGE, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(1, out.faults);
+	/* The whole mapping (and any neighbour it merged with) moved. */
+	EXPECT_LE(self->size / PAGE, out.migrated);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.faults);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+}
+
+/* Always remote: nothing migrates, every byte is read from RAM. */
+TEST_F(bpf, always_remote_migrates_nothing_and_loses_nothing)
+{
+	struct svmtune_emu_access out;
+
+	self->data.dev_action = SVMTUNE_BPF_MAP_REMOTE;
+	self->data.dev_dest = 0;
+	ASSERT_EQ(0, set_answers(self->settings, &self->data));
+	fill(self->buf, self->size, 4);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_READ, &out));
+	EXPECT_EQ(0, out.migrated);
+	EXPECT_EQ(self->size / PAGE, out.remote);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	fill(self->tmp, self->size, 5);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, &out));
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+}
+
+/* A CPU fault on device memory takes the program's window back. */
+TEST_F(bpf, cpu_fault_window_is_the_programs)
+{
+	unsigned long long replaced;
+	struct svmtune_emu_access out;
+	char c;
+
+	self->data.dev_ret = 0; /* 2 MiB to the device */
+	ASSERT_EQ(0, set_answers(self->settings, &self->data));
+	fill(self->tmp, self->size, 6);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size, self->tmp,
+				SVMTUNE_EMU_WRITE, &out));
+	ASSERT_EQ(self->size / PAGE, out.migrated);
+	replaced = bpf_counter("replaced");
+	c = self->buf[0]; /* one CPU fault: 64 KiB come back */
+	EXPECT_EQ(self->tmp[0], c);
+	EXPECT_EQ(1, bpf_counter("replaced") - replaced);
+	EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	EXPECT_EQ(self->size / (64 * KIB), bpf_counter("replaced") - replaced);
+}
+
+struct hammer {
+	int fd;
+	char *buf;
+	unsigned long size;
+	atomic_int stop;
+	unsigned long rounds;
+	unsigned long bad;
+};
+
+static void *hammer_gpu(void *arg)
+{
+	struct hammer *h = arg;
+	char *tmp = malloc(h->size);
+
+	while (tmp && !atomic_load(&h->stop)) {
+		if (gpu_access(h->fd, h->buf, h->size, tmp, SVMTUNE_EMU_READ,
+			       NULL) ||
+		    memcmp(h->buf, tmp, h->size))
+			h->bad++;
+		h->rounds++;
+	}
+	free(tmp);
+	return NULL;
+}
+
+/* Attach and detach, again and again, while the GPU faults. */
+TEST_F(bpf, detach_under_a_running_workload)
+{
+	struct bpf_map *map =
+		bpf_object__find_map_by_name(self->obj, "test_policy");
+	struct hammer h = { .fd = self->fd,
+			    .buf = self->buf,
+			    .size = self->size };
+	pthread_t t;
+	int i;
+
+	fill(self->buf, self->size, 7);
+	ASSERT_EQ(0, pthread_create(&t, NULL, hammer_gpu, &h));
+	for (i = 0; i < 20; i++) {
+		bpf_link__destroy(self->link);
+		usleep(20000);
+		self->link = bpf_map__attach_struct_ops(map);
+		ASSERT_NE(NULL, self->link);
+		usleep(20000);
+	}
+	atomic_store(&h.stop, 1);
+	pthread_join(t, NULL);
+	EXPECT_LT(0, h.rounds);
+	EXPECT_EQ(0, h.bad);
+}
+
+/* One program per process: a second one is refused with EEXIST. */
+TEST_F(bpf, second_program_on_the_same_process_is_refused)
+{
+	struct bpf_object *obj = open_obj("svmtune_test_policies.bpf.o");
+	struct bpf_map *map;
+	struct svmtune_ops *ops;
+	struct bpf_link *link;
+	size_t sz;
+
+	ASSERT_NE(NULL, obj);
+	map = bpf_object__find_map_by_name(obj, "test_policy");
+	ops = bpf_map__initial_value(map, &sz);
+	ops->pid = getpid();
+	ASSERT_EQ(0, bpf_object__load(obj));
+	link = bpf_map__attach_struct_ops(map);
+	EXPECT_EQ(NULL, link);
+	EXPECT_EQ(EEXIST, errno);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
+/* A global program needs CAP_SYS_ADMIN, whatever BPF rights it has. */
+TEST_F(bpf, global_program_needs_cap_sys_admin)
+{
+	struct bpf_object *obj = open_obj("svmtune_test_policies.bpf.o");
+	struct bpf_map *map;
+	struct bpf_link *link;
+	pid_t pid;
+	int status;
+
+	ASSERT_NE(NULL, obj);
+	map = bpf_object__find_map_by_name(obj, "test_policy");
+	ASSERT_EQ(0, bpf_object__load(obj)); /* pid 0: global */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (drop_cap(CAP_SYS_ADMIN))
+			_exit(2);
+		link = bpf_map__attach_struct_ops(map);
+		_exit(!link && errno == EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* With it, the global program attaches, and detaches. */
+	link = bpf_map__attach_struct_ops(map);
+	EXPECT_NE(NULL, link);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
+/*
+ * Load tools/policies/@name.bpf.o, its struct_ops map @map attached to
+ * this process. Return the object, or NULL.
+ */
+static struct bpf_object *load_policy(const char *name, const char *map_name,
+				      struct bpf_link **link)
+{
+	char file[64];
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	struct svmtune_ops *ops;
+	size_t sz;
+
+	snprintf(file, sizeof(file), "%s.bpf.o", name);
+	obj = open_obj(file);
+	if (!obj)
+		return NULL;
+	map = bpf_object__find_map_by_name(obj, map_name);
+	ops = map ? bpf_map__initial_value(map, &sz) : NULL;
+	if (!ops)
+		goto fail;
+	ops->pid = getpid();
+	if (bpf_object__load(obj))
+		goto fail;
+	*link = bpf_map__attach_struct_ops(map);
+	if (*link)
+		return obj;
+fail:
+	bpf_object__close(obj);
+	return NULL;
+}
+
+FIXTURE(policies)
+{
+	int fd;
+	char *buf;
+	char *tmp;
+	unsigned long size;
+	struct svmtune_saved_knobs knobs;
+};
+
+FIXTURE_SETUP(policies)
+{
+	const char *why = bpf_unavailable();
+
+	if (why)
+		SKIP(return, "programmable policy unavailable: %s", why);
+	ASSERT_EQ(0, svmtune_save_knobs(&self->knobs));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));
+	self->fd = open(EMU_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->size = 8 * MIB;
+	self->buf = svmtune_map_aligned(self->size);
+	ASSERT_NE(NULL, self->buf);
+	self->tmp = malloc(self->size);
+	ASSERT_NE(NULL, self->tmp);
+	fill(self->buf, self->size, 20);
+}
+
+FIXTURE_TEARDOWN(policies)
+{
+	if (bpf_unavailable())
+		return;
+	free(self->tmp);
+	munmap(self->buf, self->size);
+	close(self->fd);
+	svmtune_restore_knobs(&self->knobs);
+}
+
+/* GPU faults every @stride bytes of the buffer; the faults they took. */
+static unsigned long strided_faults(int fd, char *buf, unsigned long size,
+				    unsigned long stride, char *tmp)
+{
+	struct svmtune_emu_access out;
+	unsigned long off, faults = 0;
+
+	for (off = 0; off < size; off += stride) {
+		if (gpu_access(fd, buf + off, PAGE, tmp, SVMTUNE_EMU_READ,
+			       &out))
+			return ~0UL;
+		if (memcmp(buf + off, tmp, PAGE))
+			return ~0UL;
+		faults += out.faults;
+	}
+	return faults;
+}
+
+/*
+ * The stride detector: a GPU reading a page every 256 KiB faults on each
+ * under 64 KiB windows; with the program, once the stride repeats, the
+ * window covers four strides (1 MiB) and most of the reads find their page
+ * already there.
+ */
+TEST_F(policies, stride_detector_widens_on_a_repeating_stride)
+{
+	unsigned long builtin, with;
+	struct bpf_object *obj;
+	struct bpf_link *link;
+
+	builtin = strided_faults(self->fd, self->buf, self->size, 256 * KIB,
+				 self->tmp);
+	EXPECT_EQ(self->size / (256 * KIB), builtin);
+	ASSERT_EQ(0, madvise(self->buf, self->size, MADV_DONTNEED));
+	fill(self->buf, self->size, 21);
+
+	obj = load_policy("stride", "stride", &link);
+	ASSERT_NE(NULL, obj);
+	with = strided_faults(self->fd, self->buf, self->size, 256 * KIB,
+			      self->tmp);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	/* 2 faults to see the stride, then one per 1 MiB window. */
+	EXPECT_GE(2 + self->size / MIB, with);
+	EXPECT_LT(with, builtin);
+}
+
+/* The phase the application writes in the map picks the window. */
+TEST_F(policies, phase_hint_from_a_map_picks_the_window)
+{
+	static const struct {
+		__u32 phase;
+		unsigned long faults, migrated, remote;
+	} want[] = {
+		{ 1, 4, 8 * MIB / PAGE, 0 }, /* stream: 2 MiB */
+		{ 2, 128, 8 * MIB / PAGE, 0 }, /* sparse: 64 KiB */
+		{ 3, 4, 0, 8 * MIB / PAGE }, /* shared: remote */
+		{ 0, 128, 8 * MIB / PAGE, 0 }, /* built-in: 64 KiB */
+	};
+	struct svmtune_emu_access out;
+	struct bpf_object *obj;
+	struct bpf_link *link;
+	struct bpf_map *phase;
+	unsigned int i;
+	__u32 key = 0;
+
+	obj = load_policy("phase_hint", "phase_hint", &link);
+	ASSERT_NE(NULL, obj);
+	phase = bpf_object__find_map_by_name(obj, "svmtune_phase");
+	ASSERT_NE(NULL, phase);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		ASSERT_EQ(0, madvise(self->buf, self->size, MADV_DONTNEED));
+		fill(self->buf, self->size, 30 + i);
+		ASSERT_EQ(0, bpf_map__update_elem(
+				     phase, &key, sizeof(key), &want[i].phase,
+				     sizeof(want[i].phase), BPF_ANY));
+		ASSERT_EQ(0, gpu_access(self->fd, self->buf, self->size,
+					self->tmp, SVMTUNE_EMU_READ, &out));
+		EXPECT_EQ(want[i].faults, out.faults)
+		TH_LOG("phase %u", want[i].phase);
+		EXPECT_EQ(want[i].migrated, out.migrated)
+		TH_LOG("phase %u", want[i].phase);
+		EXPECT_EQ(want[i].remote, out.remote)
+		TH_LOG("phase %u", want[i].phase);
+		EXPECT_EQ(0, memcmp(self->buf, self->tmp, self->size));
+	}
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
+/* Programs that write what they must not, or may sleep, do not load. */
+TEST(verifier_refuses_bad_programs)
+{
+	static const char *const objs[] = {
+		"svmtune_bad_write_fault.bpf.o",
+		"svmtune_bad_write_reserved.bpf.o",
+		"svmtune_bad_sleepable.bpf.o",
+	};
+	const char *why = bpf_unavailable();
+	unsigned int i;
+
+	if (why)
+		SKIP(return, "programmable policy unavailable: %s", why);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		struct bpf_object *obj = open_obj(objs[i]);
+
+		ASSERT_NE(NULL, obj) TH_LOG("%s", objs[i]);
+		EXPECT_NE(0, bpf_object__load(obj)) TH_LOG("%s", objs[i]);
+		bpf_object__close(obj);
+	}
+}
+
+static void __attribute__((constructor)) find_bpf_dir(void)
+{
+	char self_path[PATH_MAX];
+	ssize_t n =
+		readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+	if (n <= 0)
+		n = 0;
+	self_path[n] = 0;
+	snprintf(bpf_dir, sizeof(bpf_dir), "%s/bpf", dirname(self_path));
+	libbpf_set_print(libbpf_quiet);
+}
+
+TEST_HARNESS_MAIN
