@@ -57,6 +57,9 @@ bench-smoke:
 bench-kfd:
 	tools/bench/run --kfd-only
 
+bench-storm:
+	tools/bench/run --storm-only
+
 stress: modules selftests
 	tools/stress
 
@@ -100,6 +103,7 @@ help:
 	@echo '                     tables, CSV and plots in bench-results/<time>/'
 	@echo '  bench-smoke        a tiny make bench and a check of its output'"'"'s shape (in make check)'
 	@echo '  bench-kfd          make bench'"'"'s KFD test bed part only: kfd.md, kfd-throughput.md, kfd-storm.md'
+	@echo '  bench-storm        the fault storm on the KFD test bed only: kfd-storm.md (STORM_WAVES, STORM_ROUNDS, STORM_CONFIGS)'
 	@echo '  stress             the seeded fuzzer, long, in several processes on four small emulated GPUs, under reclaim'
 	@echo '                     (STRESS_OPS, STRESS_PROCS, STRESS_SEED, STRESS_SECONDS, STRESS_MEMCG_MB, STRESS_VRAM_MB)'
 	@echo '  check-alone        every test of the VM suite run on its own, twice (ALONE_ROUNDS), to find order-dependent or flaky tests'
@@ -110,4 +114,4 @@ help:
 	@echo '  clean              remove build products'
 	@echo 'Variables: KDIR=<kernel tree>  KVER=6.12|6.1  W=1'
 
-.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke bench-kfd stress check-alone check-6.1 check-7.3 install install-headers clean help
+.PHONY: all modules kernel selftests check lint dkms-test run bench bench-smoke bench-kfd bench-storm stress check-alone check-6.1 check-7.3 install install-headers clean help

@@ -67,6 +67,7 @@ __printf(1, 2) void svmtune_kfd_refuse(const char *fmt, ...);
 
 /* svmtune_kfd_hooks.c */
 int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len);
+bool svmtune_kfd_ftrace_usable(char *why, size_t len);
 void svmtune_kfd_hooks_detach(void);
 ssize_t svmtune_kfd_hooks_show(char *buf);
 u64 svmtune_kfd_untracked_faults(void);

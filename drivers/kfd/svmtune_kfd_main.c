@@ -277,6 +277,9 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 		goto refused;
 	}
 
+	if (!svmtune_kfd_ftrace_usable(why, sizeof(why)))
+		goto refused;
+
 	svmtune_kfd_refuse_reset();
 	ret = svmtune_kfd_hooks_attach(amdgpu, why, sizeof(why));
 	if (ret) {
