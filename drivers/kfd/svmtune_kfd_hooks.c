@@ -130,7 +130,8 @@ static unsigned long svmtune_kfd_vram_node_new_start;
 static unsigned long svmtune_kfd_vram_node_new_end;
 
 /*
- * amdgpu_bo_create_user(adev, bp, ubo_ptr), entry, called from
+ * amdgpu_bo_create_user(adev, bp, ubo_ptr) (7.3: amdgpu_bo_create(adev, bp,
+ * bo_ptr), SVMTUNE_KFD_BO_CREATE), entry, called from
  * svm_range_vram_node_new(): KFD creates the VRAM BO of an SVM range (the
  * whole range, on its first migration to VRAM). With contiguous_vram on,
  * ask amdgpu for one contiguous run: amdgpu forms a PTE fragment from the
@@ -140,7 +141,7 @@ static unsigned long svmtune_kfd_vram_node_new_end;
  * blocks, each the highest free one, in descending address order. Sound
  * from 6.10 on only: the flag is a wish there, and amdgpu_vram_mgr_new()
  * falls back to ordinary blocks when no contiguous run is free, so the
- * range never loses VRAM for it. Every amdgpu_bo_create_user() call
+ * range never loses VRAM for it. Every call of the hooked function
  * passes through here (GEM and KFD allocations too); only calls from
  * svm_range_vram_node_new() are counted and changed.
  */
@@ -290,7 +291,7 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	},
 #if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
 	{
-		.symbol = "amdgpu_bo_create_user",
+		.symbol = SVMTUNE_KFD_BO_CREATE,
 		.entry = svmtune_kfd_bo_create_entry,
 	},
 #endif
