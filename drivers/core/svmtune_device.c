@@ -21,19 +21,6 @@ static LIST_HEAD(svmtune_devices);
 static DEFINE_MUTEX(svmtune_devices_lock);
 static DEFINE_IDA(svmtune_device_ida);
 
-/*
- * The ids of registered devices, read under an address space's
- * svmtune_mm.lock (where a mutex cannot be taken) by policy writers: a
- * policy may name a device only while its bit is set. See
- * svmtune_device_unregister().
- */
-static DECLARE_BITMAP(svmtune_device_live, SVMTUNE_LOC_MAX_DEVICE + 1);
-
-bool svmtune_device_live_locked(u32 id)
-{
-	return id <= SVMTUNE_LOC_MAX_DEVICE && test_bit(id, svmtune_device_live);
-}
-
 /**
  * svmtune_device_register() - make a backend's device known to the engine
  * @dev: the device; @dev->name, @dev->owner and @dev->ops set by the caller
@@ -61,7 +48,7 @@ int svmtune_device_register(struct svmtune_device *dev)
 	INIT_LIST_HEAD(&dev->lru);
 	mutex_lock(&svmtune_devices_lock);
 	list_add_tail(&dev->node, &svmtune_devices);
-	set_bit(id, svmtune_device_live);
+	svmtune_policy_device_live(id, true);
 	mutex_unlock(&svmtune_devices_lock);
 	pr_info("device %u registered: %s\n", dev->id, dev->name);
 	return 0;
@@ -83,7 +70,7 @@ void svmtune_device_unregister(struct svmtune_device *dev)
 {
 	mutex_lock(&svmtune_devices_lock);
 	list_del(&dev->node);
-	clear_bit(dev->id, svmtune_device_live);
+	svmtune_policy_device_live(dev->id, false);
 	mutex_unlock(&svmtune_devices_lock);
 	svmtune_mm_forget_device(dev->id);
 	ida_free(&svmtune_device_ida, dev->id);

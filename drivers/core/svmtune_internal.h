@@ -251,6 +251,11 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
 void svmtune_range_free(struct svmtune_range *range);
 void svmtune_mm_refill_spare(struct svmtune_mm *smm);
+void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
+			  const struct svmtune_policy *src);
+void svmtune_policy_device_live(u32 id, bool live);
+bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
+void svmtune_mm_forget_device(u32 id);
 
 /**
  * struct svmtune_charge - allocations charged to an address space's memcg
@@ -362,17 +367,12 @@ enum svmtune_thrashing_mode {
 };
 
 unsigned int svmtune_policy_fragment(const struct svmtune_policy *eff);
-void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
-			  const struct svmtune_policy *src);
 unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr);
-void svmtune_mm_forget_device(u32 id);
-bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
 void svmtune_policy_effective(const struct svmtune_mm *smm,
 			      const struct svmtune_range *range,
 			      struct svmtune_policy *eff);
 
 /* svmtune_device.c */
-bool svmtune_device_live_locked(u32 id);
 int svmtune_device_info(u32 id, struct svmtune_device_info *info);
 int svmtune_device_counters(u32 id, u64 *counters);
 void svmtune_device_counters_sum(u64 *counters);

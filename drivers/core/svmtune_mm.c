@@ -13,6 +13,10 @@
  * sleep. Nothing allocates under that lock:
  * callers preallocate, and the one split an unmap may need uses a spare
  * range kept for the purpose.
+ *
+ * The policy fields of ranges and process defaults are written here
+ * (svmtune_policy_apply()), and so is the set of device ids a policy may
+ * name: that of the registered devices.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -210,6 +214,71 @@ static struct svmtune_range *svmtune_range_merge_down(struct svmtune_mm *smm,
 	svmtune_range_erase(smm, range);
 	svmtune_range_defer_free(freelist, range);
 	return prev;
+}
+
+/**
+ * svmtune_policy_apply() - copy chosen policy fields
+ * @dst: the policy to change
+ * @set: SVMTUNE_POLICY_* bits of the fields to copy
+ * @src: the values
+ */
+void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
+			  const struct svmtune_policy *src)
+{
+	if (set & SVMTUNE_POLICY_GRANULARITY)
+		dst->granularity = src->granularity;
+	if (set & SVMTUNE_POLICY_PREFERRED_LOC)
+		dst->preferred_loc = src->preferred_loc;
+	if (set & SVMTUNE_POLICY_ACCESS)
+		dst->access = src->access;
+	if (set & SVMTUNE_POLICY_THRASHING)
+		dst->thrashing = src->thrashing;
+	if (set & SVMTUNE_POLICY_FRAGMENT)
+		dst->fragment = src->fragment;
+}
+
+/*
+ * The ids of registered devices: a policy may name a device as preferred
+ * location only while its bit is set. Read under an address space's
+ * svmtune_mm.lock, where the device registry's mutex cannot be taken;
+ * svmtune_device_unregister() clears the bit before it purges the id from
+ * every policy (svmtune_mm_forget_device()), under those same locks, so a
+ * policy write racing with it either lands before the purge of its address
+ * space or sees the bit clear.
+ */
+static DECLARE_BITMAP(svmtune_device_live, SVMTUNE_LOC_MAX_DEVICE + 1);
+
+/**
+ * svmtune_policy_device_live() - let policies name a device, or stop them
+ * @id: the device's id, 1 to %SVMTUNE_LOC_MAX_DEVICE
+ * @live: whether it is registered
+ */
+void svmtune_policy_device_live(u32 id, bool live)
+{
+	if (live)
+		set_bit(id, svmtune_device_live);
+	else
+		clear_bit(id, svmtune_device_live);
+}
+
+/**
+ * svmtune_policy_names_dead_device() - whether a policy names a device
+ *	that is not registered (any more)
+ * @set: SVMTUNE_POLICY_* bits of the fields of @pol about to be applied
+ * @pol: the values
+ *
+ * Called under the svmtune_mm.lock the policy is stored under, which
+ * orders it against svmtune_mm_forget_device().
+ *
+ * Return: true if @pol may not be applied.
+ */
+bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol)
+{
+	u32 loc = pol->preferred_loc;
+
+	return (set & SVMTUNE_POLICY_PREFERRED_LOC) && loc != SVMTUNE_LOC_UNSET &&
+	       loc != SVMTUNE_LOC_SYSTEM &&
+	       !(loc <= SVMTUNE_LOC_MAX_DEVICE && test_bit(loc, svmtune_device_live));
 }
 
 /* Ranges [start, end) needs that do not exist yet: the gaps, plus splits. */
