@@ -297,8 +297,6 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id);
 void svmtune_blocks_leave_lru(struct svmtune_mm *smm);
 void svmtune_block_lru_update(struct svmtune_block *blk,
 			      struct svmtune_device *dev);
-void svmtune_block_pin_schedule(u64 until_ns);
-void svmtune_unpin_stop(void);
 unsigned long svmtune_block_count(void);
 
 /* svmtune_params.c */
@@ -414,6 +412,7 @@ unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
 			     unsigned int n);
 
 /* svmtune_thrash.c */
+void svmtune_unpin_stop(void);
 bool svmtune_block_thrashing(const struct svmtune_block *blk);
 void svmtune_thrash_clip(const struct svmtune_block *blk,
 			 unsigned long addr, struct svmtune_decision *d);

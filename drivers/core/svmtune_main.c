@@ -34,6 +34,7 @@ static int __init svmtune_init(void)
 err_sysfs_exit:
 	svmtune_sysfs_exit();
 err_mm_exit:
+	svmtune_unpin_stop();
 	svmtune_mm_exit();
 	return ret;
 }
@@ -42,6 +43,7 @@ static void __exit svmtune_exit(void)
 {
 	svmtune_chardev_exit();
 	svmtune_sysfs_exit();
+	svmtune_unpin_stop();
 	svmtune_mm_exit();
 	pr_info("unloaded\n");
 }

@@ -793,8 +793,6 @@ void svmtune_mm_exit(void)
 	struct hlist_node *tmp;
 	int bkt;
 
-	svmtune_unpin_stop();
-
 	for (;;) {
 		bool found = false;
 
