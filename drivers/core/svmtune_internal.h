@@ -231,11 +231,19 @@ struct svmtune_block {
 	unsigned long base;
 };
 
+/* svmtune_notifier.c */
+int svmtune_notifier_init(void);
+void svmtune_notifier_exit(void);
+struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm);
+void svmtune_mm_forget_device(u32 id);
+
 /* svmtune_mm.c */
 int svmtune_mm_init(void);
 void svmtune_mm_exit(void);
 struct svmtune_mm *svmtune_mm_find(struct mm_struct *mm);
-struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm);
+bool svmtune_mm_publish(struct svmtune_mm *smm);
+bool svmtune_mm_unhash(struct svmtune_mm *smm);
+struct svmtune_mm *svmtune_mm_unhash_any(void);
 struct svmtune_range *svmtune_range_find(struct svmtune_mm *smm,
 					 unsigned long addr);
 struct svmtune_range *svmtune_range_next(struct svmtune_mm *smm,
@@ -251,11 +259,15 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
 void svmtune_range_free(struct svmtune_range *range);
 void svmtune_mm_refill_spare(struct svmtune_mm *smm);
+void svmtune_ranges_unmap(struct svmtune_mm *smm, unsigned long start,
+			  unsigned long end, struct svmtune_range **freelist);
+void svmtune_range_free_list(struct svmtune_range *list);
+void svmtune_ranges_free(struct svmtune_mm *smm);
+void svmtune_mm_forget_device_locked(struct svmtune_mm *smm, u32 id);
 void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 void svmtune_policy_device_live(u32 id, bool live);
 bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
-void svmtune_mm_forget_device(u32 id);
 
 /**
  * struct svmtune_charge - allocations charged to an address space's memcg

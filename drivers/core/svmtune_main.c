@@ -16,7 +16,7 @@ static int __init svmtune_init(void)
 {
 	int ret;
 
-	ret = svmtune_mm_init();
+	ret = svmtune_notifier_init();
 	if (ret)
 		return ret;
 
@@ -35,7 +35,7 @@ err_sysfs_exit:
 	svmtune_sysfs_exit();
 err_mm_exit:
 	svmtune_unpin_stop();
-	svmtune_mm_exit();
+	svmtune_notifier_exit();
 	return ret;
 }
 
@@ -44,7 +44,7 @@ static void __exit svmtune_exit(void)
 	svmtune_chardev_exit();
 	svmtune_sysfs_exit();
 	svmtune_unpin_stop();
-	svmtune_mm_exit();
+	svmtune_notifier_exit();
 	pr_info("unloaded\n");
 }
 
