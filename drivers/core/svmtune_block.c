@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: per-block state.
  *
  * The engine keeps what it knows page by page in aligned 2 MiB blocks of
@@ -9,24 +11,34 @@
  * device fault in it (or the first residency report), lazily, so memory is
  * spent only where devices work: 632 bytes a block on x86-64, 1.2 bytes
  * per 4 KiB page.
+ */
+
+/**
+ * DOC: Locking
  *
- * Blocks sit in an xarray per address space (svmtune_mm.blocks). Lookups,
- * changes and erases happen under svmtune_mm.lock, a spinlock that an
- * unmap takes in an mmu notifier; inserts happen without it, so that a
- * new block and the xarray nodes it needs are allocated with the caller's
- * gfp flags, and the xarray's own lock orders them (it nests inside
- * svmtune_mm.lock for erases, and is taken alone for inserts). A block is
- * freed only under svmtune_mm.lock, after it was erased: every user looks
- * it up again under that lock.
+ * ``svmtune_mm.blocks`` (xarray, its own spinlock)
+ *     The blocks of an address space. Lookups, changes and erases happen
+ *     under ``svmtune_mm.lock``, which an unmap takes in an mmu notifier;
+ *     inserts happen without it (svmtune_block_get() drops it), so that a
+ *     new block and the xarray nodes it needs are allocated with the
+ *     caller's gfp flags (``xa_insert()``; a lost race frees the new
+ *     block). The xarray's own lock nests inside ``svmtune_mm.lock`` for
+ *     erases and is taken alone for inserts. A block is freed only under
+ *     ``svmtune_mm.lock``, after it was erased, and every user looks it up
+ *     again under that lock after an insert, so a block an unmap freed
+ *     meanwhile is never used.
  *
- * A block whose pages sit on one device is on that device's LRU
- * (svmtune_device.lru, under its lru_lock, taken inside svmtune_mm.lock),
- * moved to the tail when pages arrive or the device uses one; a full
- * device's backend asks svmtune_evict_victim() for the head. A block leaves
- * the LRU when its pages leave, before it is freed, and when its address
- * space is put (svmtune_blocks_leave_lru()), so no LRU ever holds a block
- * of a freed state, and a device that unregisters finds its LRU empty of
- * live blocks (svmtune_blocks_forget_device()).
+ * ``svmtune_device.lru_lock`` (spinlock)
+ *     Protects a device's LRU of blocks (``svmtune_device.lru``). A block
+ *     whose pages sit on one device is on that LRU, moved to the tail when
+ *     pages arrive or the device uses one; it moves on or off under its
+ *     address space's ``svmtune_mm.lock``, inside which this lock is
+ *     taken. A full device's backend asks svmtune_evict_victim() for the
+ *     head, which takes this lock alone and no other under it. A block
+ *     leaves the LRU when its pages leave, before it is freed, and when
+ *     its address space is put (svmtune_blocks_leave_lru()), so no LRU
+ *     ever holds a block of a freed state, and a device that unregisters
+ *     finds its LRU empty of live blocks (svmtune_blocks_forget_device()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the registry of devices that backends register.
  *
  * Device ids are small integers (1 to SVMTUNE_LOC_MAX_DEVICE) so they can
- * be used as memory locations in policies. The list is protected by
- * svmtune_devices_lock, a mutex: it changes only on register/unregister and
- * is read only by ioctls and sysfs, never on a fault path.
+ * be used as memory locations in policies.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_devices_lock`` (mutex)
+ *     Protects the device list: it changes only on register and
+ *     unregister, and is read by ioctls, sysfs and the unpin work
+ *     (svmtune_devices_unmap_remote()), never on a fault path. A backend's
+ *     ``mem_info`` and ``unmap_remote`` are called under it. A device's
+ *     live bit (svmtune_policy_device_live()) is set and cleared under it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

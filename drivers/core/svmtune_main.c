@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: module entry points.
  *
  * svmtune.ko is the shared virtual memory policy engine. This file only

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: per address space state and the policy range tree.
  *
  * Each address space svmtune has seen gets one struct svmtune_mm, found
@@ -16,6 +18,38 @@
  * The policy fields of ranges and process defaults are written here
  * (svmtune_policy_apply()), and so is the set of device ids a policy may
  * name: that of the registered devices.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_mm_hash_lock`` (spinlock)
+ *     Serialises the changes of the table of address spaces' states
+ *     (svmtune_mm_publish(), svmtune_mm_unhash(), svmtune_mm_unhash_any());
+ *     lookups (svmtune_mm_find(), svmtune_mm_visit_live()) walk it under
+ *     RCU. Innermost; nothing is taken under it.
+ *
+ * ``svmtune_mm.lock`` (spinlock)
+ *     Protects a ``struct svmtune_mm``: its range tree, defaults, counters,
+ *     ``dead`` flag, and its blocks (lookup, contents, thrashing state,
+ *     erase and free). Taken by the mmu notifier that removes unmapped
+ *     ranges and blocks, so nothing sleeps or allocates with reclaim under
+ *     it: svmtune_range_set() preallocates outside the lock and retries, a
+ *     fault's new range is allocated with the lock dropped, and the one
+ *     split an unmap may need uses a spare range (then ``GFP_NOWAIT``; if
+ *     both fail the policy over the hole is kept, harmless since nothing
+ *     is mapped there). May be taken with ``mmap_lock`` held (read);
+ *     ``mmap_lock`` is never taken under it.
+ *
+ * ``svmtune_device_live`` (bitmap of registered ids)
+ *     Set at register, cleared at unregister before the id leaves every
+ *     policy (svmtune_mm_forget_device(): each address space's ranges,
+ *     defaults and blocks, under its ``svmtune_mm.lock``, inside an RCU
+ *     read section) and only then returns to the id allocator. Policy
+ *     writers test it (svmtune_policy_names_dead_device()) under the same
+ *     ``svmtune_mm.lock`` they store under, so a write racing an
+ *     unregister is either purged or refused with ``ENODEV``; no policy
+ *     keeps an id that another device may get.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

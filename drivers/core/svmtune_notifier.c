@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the life of an address space's state.
  *
  * The engine's state of an address space (struct svmtune_mm, its ranges
@@ -10,6 +12,22 @@
  * drops what the engine knew of unmapped addresses. This file calls the
  * range tree (svmtune_mm.c) and the blocks (svmtune_block.c), which never
  * call back: they know nothing of when a state comes and goes.
+ */
+
+/**
+ * DOC: Lifetime
+ *
+ * svmtune_mm_get() creates the state with mmu_notifier_get() (which takes
+ * ``mmap_lock`` for write, so callers hold no ``mmap_lock``);
+ * svmtune_mm_find() never creates and is safe in fault paths. Callers keep
+ * the address space's users referenced while they use a state they looked
+ * up. ``->release`` unhashes the state and puts the notifier; it is freed
+ * after an SRCU grace period. That grace period does not wait for the RCU
+ * readers of the table (svmtune_mm_visit_live()), so a state is marked
+ * dead, and its blocks leave every LRU, under its ``svmtune_mm.lock``
+ * before its notifier is put, and such readers skip dead states. Module
+ * unload puts the remaining states and waits with
+ * mmu_notifier_synchronize().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

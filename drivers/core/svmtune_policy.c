@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the policy of ranges and processes.
  *
  * The policy in effect at an address is, field by field, the range's

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: thrashing detection and mitigation, per 64 KiB chunk of a
  * block.
  */
@@ -26,8 +28,18 @@
  * unpins what expired and asks the backends to tear the remote mappings
  * down (struct svmtune_device_ops.unmap_remote), so the device's next
  * access faults and the engine decides again: a pin ends when it says,
- * not at the next invalidation. svmtune_unpin_lock (inside
- * svmtune_mm.lock) guards when the work is due.
+ * not at the next invalidation.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_unpin_lock`` (spinlock)
+ *     Guards when the unpin work is due and whether it was stopped (module
+ *     unload, svmtune_unpin_stop()). Taken inside ``svmtune_mm.lock`` (a
+ *     fault that pins schedules the work); innermost. The work itself
+ *     walks the address spaces under their ``svmtune_mm.lock`` and calls
+ *     the backends without any engine lock but ``svmtune_devices_lock``.
  */
 static void svmtune_unpin_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(svmtune_unpin_work, svmtune_unpin_fn);

@@ -24,6 +24,16 @@
  * bucket; the count of faults in flight lets the hooks return at once
  * when there are none (a load, not a lock).
  */
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd_fault_bucket.lock`` (spinlock, IRQ-safe)
+ *     One of 64, each on a cache line of its own. Protects the lists of faults in flight of the tasks hashed to the
+ *     bucket (a task only adds, finds and removes its own, in its bucket:
+ *     two fault workers share a lock only when their hashes collide); a
+ *     count of faults in flight lets every hook return without a lock
+ *     when there are none. Innermost.
+ */
 #define SVMTUNE_KFD_FAULT_BITS		6
 
 /**

@@ -76,6 +76,14 @@ struct svmtune_kfd_window {
 	u64 checkpoint;
 };
 
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd_window_lock`` (spinlock, IRQ-safe)
+ *     Protects the pool and hash of windows mapped (the retry filter) and
+ *     the pool's next slot. Taken after the fault ring's checkpoint is
+ *     read; innermost, nothing is called under it.
+ */
 static struct svmtune_kfd_window svmtune_kfd_windows[SVMTUNE_KFD_WINDOWS];
 static DEFINE_HASHTABLE(svmtune_kfd_window_hash, 8);
 static unsigned int svmtune_kfd_window_next;

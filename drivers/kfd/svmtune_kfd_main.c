@@ -1,21 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune_kfd: the backend that applies svmtune's policy to amdgpu's KFD
  * SVM. It attaches to amdgpu when amdgpu is loaded (or already is), after
  * checking that amdgpu implements the KFD interface it was built against,
  * and detaches when either module goes.
  *
- * Locking: svmtune_kfd_lock serialises attach, detach and the sysfs
- * readers of the state. A hook that finds amdgpu behaving otherwise than
- * the KFD sources say (svmtune_kfd_refuse()) runs in atomic context under
- * KFD's locks: it records why under svmtune_kfd_refuse_lock, a spinlock
- * taken inside nothing else, and a work item detaches under
- * svmtune_kfd_lock. The module notifier runs for amdgpu's LIVE (attach)
- * and GOING (detach) transitions under it; amdgpu's exit has already run at
- * GOING, but its text is still there until the notifier chain returns, so
- * detaching there leaves no hook pointing at freed text. svmtune_kfd holds
- * no reference on amdgpu while attached: rmmod amdgpu works and detaches.
- * See Documentation/design.rst.
+ * The module notifier runs for amdgpu's LIVE (attach) and GOING (detach)
+ * transitions; amdgpu's exit has already run at GOING, but its text is
+ * still there until the notifier chain returns, so detaching there leaves
+ * no hook pointing at freed text. svmtune_kfd holds no reference on
+ * amdgpu while attached: rmmod amdgpu works and detaches.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd_lock`` (mutex)
+ *     Serialises attach, detach (the module notifier, load, unload, the
+ *     work that detaches after a refusal) and the sysfs readers of the
+ *     state. Never taken in a hook.
+ *
+ * ``svmtune_kfd_refuse_lock`` (spinlock, IRQ-safe)
+ *     Protects the reason and generation of a run-time refusal, which a
+ *     hook that finds amdgpu behaving otherwise than the KFD sources say
+ *     records in atomic context, under KFD's locks
+ *     (svmtune_kfd_refuse()). Taken inside nothing else, and inside
+ *     ``svmtune_kfd_lock`` by the work that detaches.
+ *
+ * Counters are atomics. Under KFD's ``mmap_lock`` and
+ * ``prange->migrate_mutex`` the hooks take ``svmtune_mm.lock`` (engine),
+ * so the order is ``mmap_lock`` -> ``migrate_mutex`` ->
+ * ``svmtune_mm.lock``; the locks of svmtune_kfd's own tables
+ * (svmtune_kfd_fault.c, svmtune_kfd_filter.c, svmtune_kfd_nodes.c,
+ * svmtune_kfd_process.c) are innermost.
  */
 #include <linux/capability.h>
 #include <linux/ctype.h>

@@ -93,6 +93,14 @@ struct svmtune_kfd_node_slot {
 	struct svmtune_device dev;
 };
 
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd_nodes_lock`` (spinlock, IRQ-safe)
+ *     Protects the table of KFD nodes learned (``svmtune_kfd_nodes``,
+ *     ``svmtune_kfd_nr_nodes``, ``svmtune_kfd_nodes_frozen``) and their
+ *     engine devices' memory figures. Innermost.
+ */
 static struct svmtune_kfd_node_slot svmtune_kfd_nodes[SVMTUNE_KFD_MAX_NODES];
 static unsigned int svmtune_kfd_nr_nodes;
 /* Detaching: nothing is learned or added any more. */

@@ -40,6 +40,21 @@
  */
 #define SVMTUNE_KFD_ATTACH_SLOTS	32
 
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd_attach_lock`` (spinlock, IRQ-safe)
+ *     Protects the table of address spaces waiting for the attach worker
+ *     and whether the worker is stopping. Innermost; the worker drops it
+ *     before svmtune_mm_attach(), which takes ``mmap_lock`` for writing (it
+ *     registers an mmu notifier). The hooks never attach an address space
+ *     themselves: they park it (with mmgrab()) for the worker, which
+ *     attaches it with no KFD lock held and only while its users are alive
+ *     (mmget_not_zero()). Detach, after the hooks are gone, stops the
+ *     worker and drops what is parked without attaching it (an unload
+ *     takes no process's ``mmap_lock``), so no ``mm_struct`` reference
+ *     outlives svmtune_kfd.
+ */
 static struct mm_struct *svmtune_kfd_attach_mms[SVMTUNE_KFD_ATTACH_SLOTS];
 static DEFINE_SPINLOCK(svmtune_kfd_attach_lock);
 /* Detaching: the worker drops what it finds instead of attaching it. */
