@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: what backends report: what moved for a fault, where pages
  * are, what the device used, waste, fragments mapped, evictions.
  */

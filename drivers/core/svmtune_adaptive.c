@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: adaptive granularity, per 2 MiB block.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -128,8 +130,7 @@ svmtune_adaptive_window_use(const struct svmtune_device *dev,
  * (range->ad_sparse), when that is smaller. A block whose window never
  * grew on sequential faults takes that window at its first sparse fault:
  * random pages over a range fault in every block before any block has
- * learnt its small window alone (make bench's sparse moved 1,132 pages
- * for 489 touched, now 789). A block a stream grew keeps its window for
+ * learnt its small window alone. A block a stream grew keeps its window for
  * one fault out of place (a stream starting again where the CPU took its
  * pages back, or faults out of order) and needs two in a row.
  */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: per-block state.
  *
  * The engine keeps what it knows page by page in aligned 2 MiB blocks of
@@ -9,32 +11,40 @@
  * device fault in it (or the first residency report), lazily, so memory is
  * spent only where devices work: 632 bytes a block on x86-64, 1.2 bytes
  * per 4 KiB page.
+ */
+
+/**
+ * DOC: Locking
  *
- * Blocks sit in an xarray per address space (svmtune_mm.blocks). Lookups,
- * changes and erases happen under svmtune_mm.lock, a spinlock that an
- * unmap takes in an mmu notifier; inserts happen without it, so that a
- * new block and the xarray nodes it needs are allocated with the caller's
- * gfp flags, and the xarray's own lock orders them (it nests inside
- * svmtune_mm.lock for erases, and is taken alone for inserts). A block is
- * freed only under svmtune_mm.lock, after it was erased: every user looks
- * it up again under that lock.
+ * ``svmtune_mm.blocks`` (xarray, its own spinlock)
+ *     The blocks of an address space. Lookups, changes and erases happen
+ *     under ``svmtune_mm.lock``, which an unmap takes in an mmu notifier;
+ *     inserts happen without it (svmtune_block_get() drops it), so that a
+ *     new block and the xarray nodes it needs are allocated with the
+ *     caller's gfp flags (``xa_insert()``; a lost race frees the new
+ *     block). The xarray's own lock nests inside ``svmtune_mm.lock`` for
+ *     erases and is taken alone for inserts. A block is freed only under
+ *     ``svmtune_mm.lock``, after it was erased, and every user looks it up
+ *     again under that lock after an insert, so a block an unmap freed
+ *     meanwhile is never used.
  *
- * A block whose pages sit on one device is on that device's LRU
- * (svmtune_device.lru, under its lru_lock, taken inside svmtune_mm.lock),
- * moved to the tail when pages arrive or the device uses one; a full
- * device's backend asks svmtune_evict_victim() for the head. A block leaves
- * the LRU when its pages leave, before it is freed, and when its address
- * space is put (svmtune_blocks_leave_lru()), so no LRU ever holds a block
- * of a freed state, and a device that unregisters finds its LRU empty of
- * live blocks (svmtune_blocks_forget_device()).
+ * ``svmtune_device.lru_lock`` (spinlock)
+ *     Protects a device's LRU of blocks (``svmtune_device.lru``). A block
+ *     whose pages sit on one device is on that LRU, moved to the tail when
+ *     pages arrive or the device uses one; it moves on or off under its
+ *     address space's ``svmtune_mm.lock``, inside which this lock is
+ *     taken. A full device's backend asks svmtune_evict_victim() for the
+ *     head, which takes this lock alone and no other under it. A block
+ *     leaves the LRU when its pages leave, before it is freed, and when
+ *     its address space is put (svmtune_blocks_leave_lru()), so no LRU
+ *     ever holds a block of a freed state, and a device that unregisters
+ *     finds its LRU empty of live blocks (svmtune_blocks_forget_device()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
-#include <linux/ktime.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
 #include "svmtune_internal.h"
 #include "svmtune_trace.h"
@@ -366,185 +376,6 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id)
 unsigned long svmtune_block_count(void)
 {
 	return atomic_long_read(&svmtune_nr_blocks);
-}
-
-/*
- * Pin expiry. A chunk pinned by thrashing (svmtune_thrash_fault()) stays in
- * system memory, mapped remotely by the devices that fault on it, until
- * its own pin_until_ms; its block carries %SVMTUNE_BLOCK_PINNED in the
- * address space's xarray. One delayed work, due at the earliest expiry,
- * unpins what expired and asks the backends to tear the remote mappings
- * down (struct svmtune_device_ops.unmap_remote), so the device's next
- * access faults and the engine decides again: a pin ends when it says,
- * not at the next invalidation. svmtune_unpin_lock (inside
- * svmtune_mm.lock) guards when the work is due.
- */
-static void svmtune_unpin_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(svmtune_unpin_work, svmtune_unpin_fn);
-static DEFINE_SPINLOCK(svmtune_unpin_lock);
-static u64 svmtune_unpin_due_ns;	/* 0: not queued */
-static bool svmtune_unpin_stopped;
-
-/* Expired pins one pass of the work collects before it calls backends. */
-#define SVMTUNE_UNPIN_BATCH	32
-
-struct svmtune_unpin_pass {
-	struct svmtune_mm_walk walk;
-	u64 now;
-	u32 now_ms;
-	u64 next;
-	unsigned int n;
-	bool more;
-	struct {
-		struct mm_struct *mm;
-		unsigned long start;
-		unsigned long end;
-		u32 dev;
-		unsigned int chunks;
-	} item[SVMTUNE_UNPIN_BATCH];
-};
-
-/**
- * svmtune_block_pin_schedule() - a pin ends at @until_ns: make sure the
- *	unpin work runs then
- * @until_ns: ktime_get_ns() time
- *
- * Never sleeps; called under an address space's lock.
- */
-void svmtune_block_pin_schedule(u64 until_ns)
-{
-	u64 now = ktime_get_ns();
-
-	spin_lock(&svmtune_unpin_lock);
-	if (!svmtune_unpin_stopped &&
-	    (!svmtune_unpin_due_ns || until_ns < svmtune_unpin_due_ns)) {
-		svmtune_unpin_due_ns = until_ns;
-		mod_delayed_work(system_wq, &svmtune_unpin_work,
-				 nsecs_to_jiffies(until_ns > now ? until_ns - now : 0) + 1);
-	}
-	spin_unlock(&svmtune_unpin_lock);
-}
-
-/* Collect the expired pins of @smm (its lock held) into @walk's pass. */
-static void svmtune_unpin_collect(struct svmtune_mm *smm,
-				  struct svmtune_mm_walk *walk)
-{
-	struct svmtune_unpin_pass *pass =
-		container_of(walk, struct svmtune_unpin_pass, walk);
-	struct svmtune_block *blk;
-	unsigned long index;
-
-	lockdep_assert_held(&smm->lock);
-	xa_for_each_marked(&smm->blocks, index, blk, SVMTUNE_BLOCK_PINNED) {
-		struct svmtune_block_thrash *th = &blk->th;
-		u32 live = svmtune_pins_live(th, pass->now_ms);
-		u32 expired = th->pinned & ~live, runs, m, c;
-		bool got_mm, ref_used = false;
-
-		/* When the work is next due: the earliest live pin's end. */
-		for (m = live; m; m &= m - 1) {
-			c = __ffs(m);
-			pass->next = min(pass->next, pass->now +
-					 (u64)(s32)(th->pin_until_ms[c] - pass->now_ms) *
-					 NSEC_PER_MSEC);
-		}
-		if (!expired)
-			continue;
-		/* Runs of expired chunks: each is one unmap call. */
-		runs = hweight32(expired & ~(expired << 1));
-		if (pass->n + runs > SVMTUNE_UNPIN_BATCH) {
-			pass->more = true;
-			return;
-		}
-		got_mm = mmget_not_zero(smm->mm);
-		while (expired) {
-			unsigned int first = __ffs(expired), last = first;
-			unsigned long start, end;
-			struct svmtune_range *range;
-
-			while (last + 1 < SVMTUNE_THRASH_CHUNKS &&
-			       (expired & BIT(last + 1)))
-				last++;
-			expired &= ~GENMASK(last, first);
-			start = blk->base + ((unsigned long)first << SVMTUNE_THRASH_CHUNK_SHIFT);
-			end = blk->base + ((unsigned long)(last + 1) << SVMTUNE_THRASH_CHUNK_SHIFT);
-			trace_svmtune_thrashing(NULL, start, end, start,
-						SVMTUNE_THRASH_TRACE_UNPINNED);
-			/* No users left: no mapping to tear down, no count. */
-			if (!got_mm)
-				continue;
-			smm->counters[SVMTUNE_CNT_UNPINS] += last + 1 - first;
-			range = svmtune_range_find(smm, start);
-			if (range)
-				range->counters[SVMTUNE_CNT_UNPINS] += last + 1 - first;
-			/* One reference on the users per item. */
-			if (ref_used)
-				mmget(smm->mm);
-			ref_used = true;
-			pass->item[pass->n].mm = smm->mm;
-			pass->item[pass->n].start = start;
-			pass->item[pass->n].end = end;
-			pass->item[pass->n].dev = th->pin_dev;
-			pass->item[pass->n].chunks = last + 1 - first;
-			pass->n++;
-		}
-		th->pinned = live;
-		if (!live)
-			xa_clear_mark(&smm->blocks, index, SVMTUNE_BLOCK_PINNED);
-	}
-}
-
-static void svmtune_unpin_fn(struct work_struct *work)
-{
-	struct svmtune_unpin_pass *pass;
-	unsigned int i;
-
-	spin_lock(&svmtune_unpin_lock);
-	svmtune_unpin_due_ns = 0;
-	spin_unlock(&svmtune_unpin_lock);
-
-	pass = kmalloc(sizeof(*pass), GFP_KERNEL);
-	if (!pass) {
-		/* Pins last a little longer; try again soon. */
-		svmtune_block_pin_schedule(ktime_get_ns() + 10 * NSEC_PER_MSEC);
-		return;
-	}
-	pass->walk.visit = svmtune_unpin_collect;
-	do {
-		pass->now = ktime_get_ns();
-		pass->now_ms = svmtune_ms(pass->now);
-		pass->next = U64_MAX;
-		pass->n = 0;
-		pass->more = false;
-		svmtune_mm_visit_live(&pass->walk);
-		for (i = 0; i < pass->n; i++) {
-			svmtune_devices_unmap_remote(pass->item[i].mm,
-						     pass->item[i].start,
-						     pass->item[i].end,
-						     pass->item[i].dev,
-						     pass->item[i].chunks);
-			/* The last user gone: exit_mmap() not on this worker. */
-			mmput_async(pass->item[i].mm);
-		}
-		cond_resched();
-	} while (pass->more);
-	if (pass->next != U64_MAX)
-		svmtune_block_pin_schedule(pass->next);
-	kfree(pass);
-}
-
-/**
- * svmtune_unpin_stop() - module unload: no more unpin work
- *
- * Pins left are dropped with their blocks; their remote mappings stay
- * until the pages are next invalidated.
- */
-void svmtune_unpin_stop(void)
-{
-	spin_lock(&svmtune_unpin_lock);
-	svmtune_unpin_stopped = true;
-	spin_unlock(&svmtune_unpin_lock);
-	cancel_delayed_work_sync(&svmtune_unpin_work);
 }
 
 int svmtune_block_init(void)

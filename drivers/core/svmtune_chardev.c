@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: /dev/svmtune and its ioctl dispatcher.
  *
  * The device node is world-readable and writable (0666) on purpose: any

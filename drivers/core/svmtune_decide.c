@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the decision for a fault.
  *
  * For every fault a backend reports, svmtune_decide() picks the window

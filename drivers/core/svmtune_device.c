@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the registry of devices that backends register.
  *
  * Device ids are small integers (1 to SVMTUNE_LOC_MAX_DEVICE) so they can
- * be used as memory locations in policies. The list is protected by
- * svmtune_devices_lock, a mutex: it changes only on register/unregister and
- * is read only by ioctls and sysfs, never on a fault path.
+ * be used as memory locations in policies.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_devices_lock`` (mutex)
+ *     Protects the device list: it changes only on register and
+ *     unregister, and is read by ioctls, sysfs and the unpin work
+ *     (svmtune_devices_unmap_remote()), never on a fault path. A backend's
+ *     ``mem_info`` and ``unmap_remote`` are called under it. A device's
+ *     live bit (svmtune_policy_device_live()) is set and cleared under it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,19 +31,6 @@
 static LIST_HEAD(svmtune_devices);
 static DEFINE_MUTEX(svmtune_devices_lock);
 static DEFINE_IDA(svmtune_device_ida);
-
-/*
- * The ids of registered devices, read under an address space's
- * svmtune_mm.lock (where a mutex cannot be taken) by policy writers: a
- * policy may name a device only while its bit is set. See
- * svmtune_device_unregister().
- */
-static DECLARE_BITMAP(svmtune_device_live, SVMTUNE_LOC_MAX_DEVICE + 1);
-
-bool svmtune_device_live_locked(u32 id)
-{
-	return id <= SVMTUNE_LOC_MAX_DEVICE && test_bit(id, svmtune_device_live);
-}
 
 /**
  * svmtune_device_register() - make a backend's device known to the engine
@@ -61,7 +59,7 @@ int svmtune_device_register(struct svmtune_device *dev)
 	INIT_LIST_HEAD(&dev->lru);
 	mutex_lock(&svmtune_devices_lock);
 	list_add_tail(&dev->node, &svmtune_devices);
-	set_bit(id, svmtune_device_live);
+	svmtune_policy_device_live(id, true);
 	mutex_unlock(&svmtune_devices_lock);
 	pr_info("device %u registered: %s\n", dev->id, dev->name);
 	return 0;
@@ -83,7 +81,7 @@ void svmtune_device_unregister(struct svmtune_device *dev)
 {
 	mutex_lock(&svmtune_devices_lock);
 	list_del(&dev->node);
-	clear_bit(dev->id, svmtune_device_live);
+	svmtune_policy_device_live(dev->id, false);
 	mutex_unlock(&svmtune_devices_lock);
 	svmtune_mm_forget_device(dev->id);
 	ida_free(&svmtune_device_ida, dev->id);

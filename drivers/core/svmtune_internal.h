@@ -245,11 +245,19 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 			unsigned long hi, struct svmtune_decision *d);
 extern const struct attribute_group svmtune_bpf_sysfs_group;
 
+/* svmtune_notifier.c */
+int svmtune_notifier_init(void);
+void svmtune_notifier_exit(void);
+struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm);
+void svmtune_mm_forget_device(u32 id);
+
 /* svmtune_mm.c */
 int svmtune_mm_init(void);
 void svmtune_mm_exit(void);
 struct svmtune_mm *svmtune_mm_find(struct mm_struct *mm);
-struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm);
+bool svmtune_mm_publish(struct svmtune_mm *smm);
+bool svmtune_mm_unhash(struct svmtune_mm *smm);
+struct svmtune_mm *svmtune_mm_unhash_any(void);
 struct svmtune_range *svmtune_range_find(struct svmtune_mm *smm,
 					 unsigned long addr);
 struct svmtune_range *svmtune_range_next(struct svmtune_mm *smm,
@@ -265,6 +273,15 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 struct svmtune_range *svmtune_range_alloc(gfp_t gfp);
 void svmtune_range_free(struct svmtune_range *range);
 void svmtune_mm_refill_spare(struct svmtune_mm *smm);
+void svmtune_ranges_unmap(struct svmtune_mm *smm, unsigned long start,
+			  unsigned long end, struct svmtune_range **freelist);
+void svmtune_range_free_list(struct svmtune_range *list);
+void svmtune_ranges_free(struct svmtune_mm *smm);
+void svmtune_mm_forget_device_locked(struct svmtune_mm *smm, u32 id);
+void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
+			  const struct svmtune_policy *src);
+void svmtune_policy_device_live(u32 id, bool live);
+bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
 
 /**
  * struct svmtune_charge - allocations charged to an address space's memcg
@@ -306,8 +323,6 @@ void svmtune_blocks_forget_device(struct svmtune_mm *smm, u32 id);
 void svmtune_blocks_leave_lru(struct svmtune_mm *smm);
 void svmtune_block_lru_update(struct svmtune_block *blk,
 			      struct svmtune_device *dev);
-void svmtune_block_pin_schedule(u64 until_ns);
-void svmtune_unpin_stop(void);
 unsigned long svmtune_block_count(void);
 
 /* svmtune_params.c */
@@ -376,17 +391,12 @@ enum svmtune_thrashing_mode {
 };
 
 unsigned int svmtune_policy_fragment(const struct svmtune_policy *eff);
-void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
-			  const struct svmtune_policy *src);
 unsigned int svmtune_policy_window(struct svmtune_mm *smm, unsigned long addr);
-void svmtune_mm_forget_device(u32 id);
-bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
 void svmtune_policy_effective(const struct svmtune_mm *smm,
 			      const struct svmtune_range *range,
 			      struct svmtune_policy *eff);
 
 /* svmtune_device.c */
-bool svmtune_device_live_locked(u32 id);
 int svmtune_device_info(u32 id, struct svmtune_device_info *info);
 int svmtune_device_counters(u32 id, u64 *counters);
 void svmtune_device_counters_sum(u64 *counters);
@@ -429,6 +439,7 @@ unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
 			     unsigned int n);
 
 /* svmtune_thrash.c */
+void svmtune_unpin_stop(void);
 bool svmtune_block_thrashing(const struct svmtune_block *blk);
 void svmtune_thrash_clip(const struct svmtune_block *blk,
 			 unsigned long addr, struct svmtune_decision *d);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the ioctl dispatcher shared by /dev/svmtune and the
  * backends' device files.
  */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: module entry points.
  *
  * svmtune.ko is the shared virtual memory policy engine. This file only
@@ -16,7 +18,7 @@ static int __init svmtune_init(void)
 {
 	int ret;
 
-	ret = svmtune_mm_init();
+	ret = svmtune_notifier_init();
 	if (ret)
 		return ret;
 
@@ -41,7 +43,8 @@ err_chardev_exit:
 err_sysfs_exit:
 	svmtune_sysfs_exit();
 err_mm_exit:
-	svmtune_mm_exit();
+	svmtune_unpin_stop();
+	svmtune_notifier_exit();
 	return ret;
 }
 
@@ -49,7 +52,8 @@ static void __exit svmtune_exit(void)
 {
 	svmtune_chardev_exit();
 	svmtune_sysfs_exit();
-	svmtune_mm_exit();
+	svmtune_unpin_stop();
+	svmtune_notifier_exit();
 	pr_info("unloaded\n");
 }
 

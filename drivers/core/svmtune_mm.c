@@ -1,18 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: per address space state and the policy range tree.
  *
- * Each address space svmtune has seen gets one struct svmtune_mm, created
- * through mmu_notifier_get() so that it lives exactly as long as the address
- * space: ->release drops it from the lookup table and puts the notifier,
- * and ->free_notifier frees it after an SRCU grace period.
+ * Each address space svmtune has seen gets one struct svmtune_mm, found
+ * by svmtune_mm_find() in a hash table read under RCU; svmtune_notifier.c
+ * makes it, hashes and unhashes it, and frees it with the address space.
  *
  * Policy ranges are non-overlapping [start, end) intervals in an rbtree
  * under svmtune_mm.lock, a spinlock, because munmap() removes them (and the
  * per-block state of svmtune_block.c) from an mmu notifier that may not
- * sleep. Nothing allocates under that lock:
+ * sleep (svmtune_ranges_unmap()). Nothing allocates under that lock:
  * callers preallocate, and the one split an unmap may need uses a spare
  * range kept for the purpose.
+ *
+ * The policy fields of ranges and process defaults are written here
+ * (svmtune_policy_apply()), and so is the set of device ids a policy may
+ * name: that of the registered devices.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_mm_hash_lock`` (spinlock)
+ *     Serialises the changes of the table of address spaces' states
+ *     (svmtune_mm_publish(), svmtune_mm_unhash(), svmtune_mm_unhash_any());
+ *     lookups (svmtune_mm_find(), svmtune_mm_visit_live()) walk it under
+ *     RCU. Innermost; nothing is taken under it.
+ *
+ * ``svmtune_mm.lock`` (spinlock)
+ *     Protects a ``struct svmtune_mm``: its range tree, defaults, counters,
+ *     ``dead`` flag, and its blocks (lookup, contents, thrashing state,
+ *     erase and free). Taken by the mmu notifier that removes unmapped
+ *     ranges and blocks, so nothing sleeps or allocates with reclaim under
+ *     it: svmtune_range_set() preallocates outside the lock and retries, a
+ *     fault's new range is allocated with the lock dropped, and the one
+ *     split an unmap may need uses a spare range (then ``GFP_NOWAIT``; if
+ *     both fail the policy over the hole is kept, harmless since nothing
+ *     is mapped there). May be taken with ``mmap_lock`` held (read);
+ *     ``mmap_lock`` is never taken under it.
+ *
+ * ``svmtune_device_live`` (bitmap of registered ids)
+ *     Set at register, cleared at unregister before the id leaves every
+ *     policy (svmtune_mm_forget_device(): each address space's ranges,
+ *     defaults and blocks, under its ``svmtune_mm.lock``, inside an RCU
+ *     read section) and only then returns to the id allocator. Policy
+ *     writers test it (svmtune_policy_names_dead_device()) under the same
+ *     ``svmtune_mm.lock`` they store under, so a write racing an
+ *     unregister is either purged or refused with ``ENODEV``; no policy
+ *     keeps an id that another device may get.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,7 +81,12 @@ void svmtune_range_free(struct svmtune_range *range)
 	kmem_cache_free(svmtune_range_cache, range);
 }
 
-static void svmtune_range_free_list(struct svmtune_range *list)
+/**
+ * svmtune_range_free_list() - free ranges taken out of a range tree
+ * @list: the first, the others chained through node.rb_right (as
+ *	svmtune_ranges_unmap() leaves them), or NULL
+ */
+void svmtune_range_free_list(struct svmtune_range *list)
 {
 	struct svmtune_range *next;
 
@@ -212,6 +254,71 @@ static struct svmtune_range *svmtune_range_merge_down(struct svmtune_mm *smm,
 	return prev;
 }
 
+/**
+ * svmtune_policy_apply() - copy chosen policy fields
+ * @dst: the policy to change
+ * @set: SVMTUNE_POLICY_* bits of the fields to copy
+ * @src: the values
+ */
+void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
+			  const struct svmtune_policy *src)
+{
+	if (set & SVMTUNE_POLICY_GRANULARITY)
+		dst->granularity = src->granularity;
+	if (set & SVMTUNE_POLICY_PREFERRED_LOC)
+		dst->preferred_loc = src->preferred_loc;
+	if (set & SVMTUNE_POLICY_ACCESS)
+		dst->access = src->access;
+	if (set & SVMTUNE_POLICY_THRASHING)
+		dst->thrashing = src->thrashing;
+	if (set & SVMTUNE_POLICY_FRAGMENT)
+		dst->fragment = src->fragment;
+}
+
+/*
+ * The ids of registered devices: a policy may name a device as preferred
+ * location only while its bit is set. Read under an address space's
+ * svmtune_mm.lock, where the device registry's mutex cannot be taken;
+ * svmtune_device_unregister() clears the bit before it purges the id from
+ * every policy (svmtune_mm_forget_device()), under those same locks, so a
+ * policy write racing with it either lands before the purge of its address
+ * space or sees the bit clear.
+ */
+static DECLARE_BITMAP(svmtune_device_live, SVMTUNE_LOC_MAX_DEVICE + 1);
+
+/**
+ * svmtune_policy_device_live() - let policies name a device, or stop them
+ * @id: the device's id, 1 to %SVMTUNE_LOC_MAX_DEVICE
+ * @live: whether it is registered
+ */
+void svmtune_policy_device_live(u32 id, bool live)
+{
+	if (live)
+		set_bit(id, svmtune_device_live);
+	else
+		clear_bit(id, svmtune_device_live);
+}
+
+/**
+ * svmtune_policy_names_dead_device() - whether a policy names a device
+ *	that is not registered (any more)
+ * @set: SVMTUNE_POLICY_* bits of the fields of @pol about to be applied
+ * @pol: the values
+ *
+ * Called under the svmtune_mm.lock the policy is stored under, which
+ * orders it against svmtune_mm_forget_device().
+ *
+ * Return: true if @pol may not be applied.
+ */
+bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol)
+{
+	u32 loc = pol->preferred_loc;
+
+	return (set & SVMTUNE_POLICY_PREFERRED_LOC) && loc != SVMTUNE_LOC_UNSET &&
+	       loc != SVMTUNE_LOC_SYSTEM &&
+	       !(loc <= SVMTUNE_LOC_MAX_DEVICE && test_bit(loc, svmtune_device_live));
+}
+
 /* Ranges [start, end) needs that do not exist yet: the gaps, plus splits. */
 static unsigned long svmtune_range_set_need(struct svmtune_mm *smm,
 					    unsigned long start,
@@ -375,14 +482,24 @@ struct svmtune_range *svmtune_range_fill_gap(struct svmtune_mm *smm,
 	return new;
 }
 
-/* Drop the policy of [start, end): munmap() or mremap() moved it away. */
-static void svmtune_range_unmap(struct svmtune_mm *smm, unsigned long start,
-				unsigned long end)
+/**
+ * svmtune_ranges_unmap() - drop the policy of unmapped addresses
+ * @smm: the address space, its lock held
+ * @start: first byte unmapped (munmap() or mremap() moved it away)
+ * @end: end of the unmapped span
+ * @freelist: ranges taken out are chained here, for
+ *	svmtune_range_free_list() once the lock is dropped
+ *
+ * Ranges the span cuts are trimmed; one it splits in two uses the
+ * address space's spare range, else an atomic allocation, else keeps its
+ * policy over the hole (nothing faults there). Never sleeps.
+ */
+void svmtune_ranges_unmap(struct svmtune_mm *smm, unsigned long start,
+			  unsigned long end, struct svmtune_range **freelist)
 {
-	struct svmtune_range *range, *next, *freelist = NULL, *new;
+	struct svmtune_range *range, *next, *new;
 
-	spin_lock(&smm->lock);
-	svmtune_blocks_unmap(smm, start, end);
+	lockdep_assert_held(&smm->lock);
 	range = svmtune_range_next(smm, start);
 	while (range && range->start < end) {
 		next = svmtune_range_after(range);
@@ -405,12 +522,10 @@ static void svmtune_range_unmap(struct svmtune_mm *smm, unsigned long start,
 			range->start = end;
 		} else {
 			svmtune_range_erase(smm, range);
-			svmtune_range_defer_free(&freelist, range);
+			svmtune_range_defer_free(freelist, range);
 		}
 		range = next;
 	}
-	spin_unlock(&smm->lock);
-	svmtune_range_free_list(freelist);
 }
 
 /**
@@ -435,46 +550,6 @@ void svmtune_mm_refill_spare(struct svmtune_mm *smm)
 	spin_unlock(&smm->lock);
 	if (range)
 		kmem_cache_free(svmtune_range_cache, range);
-}
-
-static int svmtune_mn_invalidate_range_start(struct mmu_notifier *mn,
-					     const struct mmu_notifier_range *range)
-{
-	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
-
-	if (range->event == MMU_NOTIFY_UNMAP)
-		svmtune_range_unmap(smm, range->start, range->end);
-	return 0;
-}
-
-/*
- * Put an unhashed state. ->free_notifier frees its ranges and blocks after
- * an SRCU grace period, which does not wait for the RCU readers of the
- * hash (svmtune_mm_forget_device()): marked dead first, under its lock, so
- * such a reader that still holds the state touches nothing in it.
- */
-static void svmtune_mm_put(struct svmtune_mm *smm)
-{
-	spin_lock(&smm->lock);
-	smm->dead = true;
-	svmtune_blocks_leave_lru(smm);
-	spin_unlock(&smm->lock);
-	mmu_notifier_put(&smm->mn);
-}
-
-static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
-{
-	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
-	bool hashed;
-
-	/* The address space is going: forget it, once. */
-	spin_lock(&svmtune_mm_hash_lock);
-	hashed = !hlist_unhashed(&smm->hnode);
-	if (hashed)
-		hlist_del_init_rcu(&smm->hnode);
-	spin_unlock(&svmtune_mm_hash_lock);
-	if (hashed)
-		svmtune_mm_put(smm);
 }
 
 /**
@@ -505,47 +580,6 @@ void svmtune_charge_end(struct svmtune_charge *c)
 	mem_cgroup_put(c->memcg);
 }
 
-static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
-{
-	struct svmtune_charge charge;
-	struct svmtune_mm *smm;
-
-	svmtune_charge_begin(&charge, mm);
-	smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
-	svmtune_charge_end(&charge);
-	if (!smm)
-		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&smm->lock);
-	INIT_HLIST_NODE(&smm->hnode);
-	smm->ranges = RB_ROOT;
-	/* Its nodes too are charged to the process's memory cgroup. */
-	xa_init_flags(&smm->blocks, XA_FLAGS_ACCOUNT);
-	smm->mm = mm;
-	smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
-	return &smm->mn;
-}
-
-static void svmtune_mn_free(struct mmu_notifier *mn)
-{
-	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
-	struct svmtune_range *range, *tmp;
-
-	rbtree_postorder_for_each_entry_safe(range, tmp, &smm->ranges, node)
-		kmem_cache_free(svmtune_range_cache, range);
-	if (smm->spare)
-		kmem_cache_free(svmtune_range_cache, smm->spare);
-	svmtune_blocks_free(smm);
-	/* A lookup may still be walking past it in the hash bucket. */
-	kfree_rcu(smm, rcu);
-}
-
-static const struct mmu_notifier_ops svmtune_mn_ops = {
-	.release = svmtune_mn_release,
-	.invalidate_range_start = svmtune_mn_invalidate_range_start,
-	.alloc_notifier = svmtune_mn_alloc,
-	.free_notifier = svmtune_mn_free,
-};
-
 /**
  * svmtune_mm_find() - the engine's state of an address space, if any
  * @mm: the address space; the caller holds a reference on its users
@@ -571,61 +605,6 @@ struct svmtune_mm *svmtune_mm_find(struct mm_struct *mm)
 }
 
 /**
- * svmtune_mm_get() - find or create the engine's state of an address space
- * @mm: the address space; the caller holds a reference on its users and
- *	does not hold its mmap_lock (creation registers an mmu notifier)
- *
- * The state lives until the address space is torn down; the caller gets
- * no reference of its own and must keep @mm's users referenced while it
- * uses the result.
- *
- * Return: the state, or an ERR_PTR().
- */
-struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm)
-{
-	struct mmu_notifier *mn;
-	struct svmtune_mm *smm;
-
-	smm = svmtune_mm_find(mm);
-	if (smm)
-		return smm;
-
-	mn = mmu_notifier_get(&svmtune_mn_ops, mm);
-	if (IS_ERR(mn))
-		return ERR_CAST(mn);
-	smm = container_of(mn, struct svmtune_mm, mn);
-
-	spin_lock(&svmtune_mm_hash_lock);
-	if (hlist_unhashed(&smm->hnode)) {
-		/* New: this reference is the one ->release will put. */
-		hash_add_rcu(svmtune_mm_hash, &smm->hnode, (unsigned long)mm);
-		mn = NULL;
-	}
-	spin_unlock(&svmtune_mm_hash_lock);
-	if (mn)
-		mmu_notifier_put(mn);
-	svmtune_mm_refill_spare(smm);
-	return smm;
-}
-
-/**
- * svmtune_mm_attach() - have the engine keep state for an address space
- * @mm: the address space; the caller holds a reference on its users and
- *	not its mmap_lock
- *
- * Backends call this when a context binds to @mm (open of a device file,
- * say), so that faults there get per-process and per-range policy, adaptive
- * state and counters. The state lives until @mm is torn down.
- *
- * Return: 0 or a negative errno.
- */
-int svmtune_mm_attach(struct mm_struct *mm)
-{
-	return PTR_ERR_OR_ZERO(svmtune_mm_get(mm));
-}
-EXPORT_SYMBOL_GPL(svmtune_mm_attach);
-
-/**
  * svmtune_mm_attached() - whether the engine keeps state for an address space
  * @mm: the address space, kept alive by the caller
  *
@@ -639,42 +618,6 @@ bool svmtune_mm_attached(struct mm_struct *mm)
 	return svmtune_mm_find(mm);
 }
 EXPORT_SYMBOL_GPL(svmtune_mm_attached);
-
-/**
- * svmtune_mm_forget_device() - drop a device id from every policy
- * @id: the id of a device being unregistered (its live bit already clear)
- *
- * Range policies and process defaults that prefer the device go back to
- * unset. Walks every address space's ranges under its lock, inside an RCU
- * read section (states are freed after a grace period); only device
- * unregistration calls it.
- */
-void svmtune_mm_forget_device(u32 id)
-{
-	struct svmtune_range *range;
-	struct svmtune_mm *smm;
-	struct rb_node *node;
-	int bkt;
-
-	rcu_read_lock();
-	hash_for_each_rcu(svmtune_mm_hash, bkt, smm, hnode) {
-		spin_lock(&smm->lock);
-		if (smm->dead) {
-			spin_unlock(&smm->lock);
-			continue;
-		}
-		if (smm->defaults.preferred_loc == id)
-			smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
-		svmtune_blocks_forget_device(smm, id);
-		for (node = rb_first(&smm->ranges); node; node = rb_next(node)) {
-			range = rb_entry(node, struct svmtune_range, node);
-			if (range->pol.preferred_loc == id)
-				range->pol.preferred_loc = SVMTUNE_LOC_UNSET;
-		}
-		spin_unlock(&smm->lock);
-	}
-	rcu_read_unlock();
-}
 
 /**
  * svmtune_mm_visit_live() - visit every address space's state
@@ -697,50 +640,112 @@ void svmtune_mm_visit_live(struct svmtune_mm_walk *walk)
 	rcu_read_unlock();
 }
 
-int svmtune_mm_init(void)
+/**
+ * svmtune_ranges_free() - free the ranges of an address space being freed
+ * @smm: the address space; nothing else can reach it any more
+ */
+void svmtune_ranges_free(struct svmtune_mm *smm)
 {
-	int ret;
+	struct svmtune_range *range, *tmp;
 
-	ret = svmtune_block_init();
-	if (ret)
-		return ret;
-	/* Ranges are made on behalf of a process: charged to its memory cgroup. */
-	svmtune_range_cache = KMEM_CACHE(svmtune_range, SLAB_ACCOUNT);
-	if (!svmtune_range_cache) {
-		svmtune_block_exit();
-		return -ENOMEM;
-	}
-	return 0;
+	rbtree_postorder_for_each_entry_safe(range, tmp, &smm->ranges, node)
+		kmem_cache_free(svmtune_range_cache, range);
+	if (smm->spare)
+		kmem_cache_free(svmtune_range_cache, smm->spare);
 }
 
-/*
- * Module unload: no backend and no open file is left, so nothing looks up or
- * creates states any more. Put the remaining ones (processes still alive)
- * and wait until their notifiers are freed.
+/**
+ * svmtune_mm_forget_device_locked() - drop a device id from an address
+ *	space's policies
+ * @smm: the address space, its lock held
+ * @id: the id of a device being unregistered (its live bit already clear)
+ *
+ * The process default and the range policies that prefer the device go
+ * back to unset.
  */
-void svmtune_mm_exit(void)
+void svmtune_mm_forget_device_locked(struct svmtune_mm *smm, u32 id)
 {
-	struct svmtune_mm *smm;
+	struct svmtune_range *range;
+	struct rb_node *node;
+
+	lockdep_assert_held(&smm->lock);
+	if (smm->defaults.preferred_loc == id)
+		smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
+	for (node = rb_first(&smm->ranges); node; node = rb_next(node)) {
+		range = rb_entry(node, struct svmtune_range, node);
+		if (range->pol.preferred_loc == id)
+			range->pol.preferred_loc = SVMTUNE_LOC_UNSET;
+	}
+}
+
+/**
+ * svmtune_mm_publish() - make an address space's state findable
+ * @smm: a state made by svmtune_notifier.c
+ *
+ * Return: true if this call hashed it, false if it was already hashed.
+ */
+bool svmtune_mm_publish(struct svmtune_mm *smm)
+{
+	bool added = false;
+
+	spin_lock(&svmtune_mm_hash_lock);
+	if (hlist_unhashed(&smm->hnode)) {
+		hash_add_rcu(svmtune_mm_hash, &smm->hnode, (unsigned long)smm->mm);
+		added = true;
+	}
+	spin_unlock(&svmtune_mm_hash_lock);
+	return added;
+}
+
+/**
+ * svmtune_mm_unhash() - make an address space's state unfindable
+ * @smm: the state; lookups already under way may still return it until
+ *	an RCU grace period has passed
+ *
+ * Return: true if this call unhashed it, false if it was not hashed.
+ */
+bool svmtune_mm_unhash(struct svmtune_mm *smm)
+{
+	bool hashed;
+
+	spin_lock(&svmtune_mm_hash_lock);
+	hashed = !hlist_unhashed(&smm->hnode);
+	if (hashed)
+		hlist_del_init_rcu(&smm->hnode);
+	spin_unlock(&svmtune_mm_hash_lock);
+	return hashed;
+}
+
+/**
+ * svmtune_mm_unhash_any() - unhash one address space's state, any
+ *
+ * Return: the state this call unhashed, or NULL if none is left.
+ */
+struct svmtune_mm *svmtune_mm_unhash_any(void)
+{
+	struct svmtune_mm *smm, *found = NULL;
 	struct hlist_node *tmp;
 	int bkt;
 
-	svmtune_unpin_stop();
-
-	for (;;) {
-		bool found = false;
-
-		spin_lock(&svmtune_mm_hash_lock);
-		hash_for_each_safe(svmtune_mm_hash, bkt, tmp, smm, hnode) {
-			hlist_del_init_rcu(&smm->hnode);
-			found = true;
-			break;
-		}
-		spin_unlock(&svmtune_mm_hash_lock);
-		if (!found)
-			break;
-		svmtune_mm_put(smm);
+	spin_lock(&svmtune_mm_hash_lock);
+	hash_for_each_safe(svmtune_mm_hash, bkt, tmp, smm, hnode) {
+		hlist_del_init_rcu(&smm->hnode);
+		found = smm;
+		break;
 	}
-	mmu_notifier_synchronize();
+	spin_unlock(&svmtune_mm_hash_lock);
+	return found;
+}
+
+int svmtune_mm_init(void)
+{
+	/* Ranges are made on behalf of a process: charged to its memory cgroup. */
+	svmtune_range_cache = KMEM_CACHE(svmtune_range, SLAB_ACCOUNT);
+	return svmtune_range_cache ? 0 : -ENOMEM;
+}
+
+/* Module unload, after every state was freed (svmtune_notifier_exit()). */
+void svmtune_mm_exit(void)
+{
 	kmem_cache_destroy(svmtune_range_cache);
-	svmtune_block_exit();
 }

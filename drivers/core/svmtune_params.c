@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the global knobs, as one structure a fault reads whole.
  *
  * DAMON keeps its parameters in a context and commits module parameters
  * into it; svmtune's knobs are sysfs files, each written on its own, and a
  * fault must never see half of an update (an adaptive policy with the old
- * bounds, a thrashing mode with the old threshold). Stores take
- * svmtune_knob_lock and write in a svmtune_params_seq write section;
- * svmtune_params_get() copies the structure until no write overlapped the
- * copy. A copy is some sixty bytes, once per decision and per accounting;
- * the read side takes no lock and runs in any context (KFD's fault hooks
- * run with preemption disabled).
+ * bounds, a thrashing mode with the old threshold).
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_knob_lock`` (mutex) and ``svmtune_params_seq`` (its seqcount)
+ *     Serialise the sysfs stores of the global knobs (``struct
+ *     svmtune_params``), and keep the adaptive bounds ordered while one of
+ *     them is written. Stores take
+ *     ``svmtune_knob_lock`` and write in a ``svmtune_params_seq`` write
+ *     section; svmtune_params_get() copies the structure until no write
+ *     overlapped the copy, once per decision and per accounting. The read
+ *     side takes no lock and runs in any context (KFD's fault hooks run
+ *     with preemption disabled).
  */
 #include <linux/mutex.h>
 #include <linux/seqlock.h>

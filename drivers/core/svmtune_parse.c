@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the one parser of numeric knobs.
  *
  * Every numeric value an operator writes (the knobs in /sys/kernel/svmtune/,

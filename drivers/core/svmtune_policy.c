@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the policy of ranges and processes.
  *
  * The policy in effect at an address is, field by field, the range's
@@ -13,27 +15,6 @@
 #include <linux/mutex.h>
 
 #include "svmtune_internal.h"
-
-/**
- * svmtune_policy_apply() - copy chosen policy fields
- * @dst: the policy to change
- * @set: SVMTUNE_POLICY_* bits of the fields to copy
- * @src: the values
- */
-void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
-			  const struct svmtune_policy *src)
-{
-	if (set & SVMTUNE_POLICY_GRANULARITY)
-		dst->granularity = src->granularity;
-	if (set & SVMTUNE_POLICY_PREFERRED_LOC)
-		dst->preferred_loc = src->preferred_loc;
-	if (set & SVMTUNE_POLICY_ACCESS)
-		dst->access = src->access;
-	if (set & SVMTUNE_POLICY_THRASHING)
-		dst->thrashing = src->thrashing;
-	if (set & SVMTUNE_POLICY_FRAGMENT)
-		dst->fragment = src->fragment;
-}
 
 /**
  * svmtune_policy_effective() - the policy in effect in a range
@@ -124,19 +105,6 @@ unsigned int svmtune_fragment_size_at(struct mm_struct *mm, unsigned long addr)
 	return svmtune_policy_fragment(&eff);
 }
 EXPORT_SYMBOL_GPL(svmtune_fragment_size_at);
-
-/*
- * Whether @pol, about to be applied with @set, names a device that is not
- * registered (any more). Called under the svmtune_mm.lock the policy is
- * stored under, which orders it against svmtune_mm_forget_device().
- */
-bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol)
-{
-	u32 loc = pol->preferred_loc;
-
-	return (set & SVMTUNE_POLICY_PREFERRED_LOC) && loc != SVMTUNE_LOC_UNSET &&
-	       loc != SVMTUNE_LOC_SYSTEM && !svmtune_device_live_locked(loc);
-}
 
 /**
  * svmtune_default_granularity() - the block size new ranges of a process get

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: widening a migration: density prefetch, whole fragment
  * blocks, and the cap for devices that map no fragments of their own.
  */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the /sys/kernel/svmtune/ directory.
  *
  * Every file is documented in Documentation/ABI/testing/sysfs-kernel-svmtune.

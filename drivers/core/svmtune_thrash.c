@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: thrashing detection and mitigation, per 64 KiB chunk of a
  * block.
  */
@@ -8,6 +10,9 @@
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "svmtune_internal.h"
 #include "svmtune_trace.h"
@@ -16,8 +21,194 @@
 #define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
 
 /*
+ * Pin expiry. A chunk pinned by thrashing (svmtune_thrash_fault()) stays in
+ * system memory, mapped remotely by the devices that fault on it, until
+ * its own pin_until_ms; its block carries %SVMTUNE_BLOCK_PINNED in the
+ * address space's xarray. One delayed work, due at the earliest expiry,
+ * unpins what expired and asks the backends to tear the remote mappings
+ * down (struct svmtune_device_ops.unmap_remote), so the device's next
+ * access faults and the engine decides again: a pin ends when it says,
+ * not at the next invalidation.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_unpin_lock`` (spinlock)
+ *     Guards when the unpin work is due and whether it was stopped (module
+ *     unload, svmtune_unpin_stop()). Taken inside ``svmtune_mm.lock`` (a
+ *     fault that pins schedules the work); innermost. The work itself
+ *     walks the address spaces under their ``svmtune_mm.lock`` and calls
+ *     the backends without any engine lock but ``svmtune_devices_lock``.
+ */
+static void svmtune_unpin_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(svmtune_unpin_work, svmtune_unpin_fn);
+static DEFINE_SPINLOCK(svmtune_unpin_lock);
+static u64 svmtune_unpin_due_ns;	/* 0: not queued */
+static bool svmtune_unpin_stopped;
+
+/* Expired pins one pass of the work collects before it calls backends. */
+#define SVMTUNE_UNPIN_BATCH	32
+
+struct svmtune_unpin_pass {
+	struct svmtune_mm_walk walk;
+	u64 now;
+	u32 now_ms;
+	u64 next;
+	unsigned int n;
+	bool more;
+	struct {
+		struct mm_struct *mm;
+		unsigned long start;
+		unsigned long end;
+		u32 dev;
+		unsigned int chunks;
+	} item[SVMTUNE_UNPIN_BATCH];
+};
+
+/*
+ * A pin ends at @until_ns (ktime_get_ns() time): make sure the unpin work
+ * runs then. Never sleeps; called under an address space's lock.
+ */
+static void svmtune_thrash_pin_schedule(u64 until_ns)
+{
+	u64 now = ktime_get_ns();
+
+	spin_lock(&svmtune_unpin_lock);
+	if (!svmtune_unpin_stopped &&
+	    (!svmtune_unpin_due_ns || until_ns < svmtune_unpin_due_ns)) {
+		svmtune_unpin_due_ns = until_ns;
+		mod_delayed_work(system_wq, &svmtune_unpin_work,
+				 nsecs_to_jiffies(until_ns > now ? until_ns - now : 0) + 1);
+	}
+	spin_unlock(&svmtune_unpin_lock);
+}
+
+/* Collect the expired pins of @smm (its lock held) into @walk's pass. */
+static void svmtune_unpin_collect(struct svmtune_mm *smm,
+				  struct svmtune_mm_walk *walk)
+{
+	struct svmtune_unpin_pass *pass =
+		container_of(walk, struct svmtune_unpin_pass, walk);
+	struct svmtune_block *blk;
+	unsigned long index;
+
+	lockdep_assert_held(&smm->lock);
+	xa_for_each_marked(&smm->blocks, index, blk, SVMTUNE_BLOCK_PINNED) {
+		struct svmtune_block_thrash *th = &blk->th;
+		u32 live = svmtune_pins_live(th, pass->now_ms);
+		u32 expired = th->pinned & ~live, runs, m, c;
+		bool got_mm, ref_used = false;
+
+		/* When the work is next due: the earliest live pin's end. */
+		for (m = live; m; m &= m - 1) {
+			c = __ffs(m);
+			pass->next = min(pass->next, pass->now +
+					 (u64)(s32)(th->pin_until_ms[c] - pass->now_ms) *
+					 NSEC_PER_MSEC);
+		}
+		if (!expired)
+			continue;
+		/* Runs of expired chunks: each is one unmap call. */
+		runs = hweight32(expired & ~(expired << 1));
+		if (pass->n + runs > SVMTUNE_UNPIN_BATCH) {
+			pass->more = true;
+			return;
+		}
+		got_mm = mmget_not_zero(smm->mm);
+		while (expired) {
+			unsigned int first = __ffs(expired), last = first;
+			unsigned long start, end;
+			struct svmtune_range *range;
+
+			while (last + 1 < SVMTUNE_THRASH_CHUNKS &&
+			       (expired & BIT(last + 1)))
+				last++;
+			expired &= ~GENMASK(last, first);
+			start = blk->base + ((unsigned long)first << SVMTUNE_THRASH_CHUNK_SHIFT);
+			end = blk->base + ((unsigned long)(last + 1) << SVMTUNE_THRASH_CHUNK_SHIFT);
+			trace_svmtune_thrashing(NULL, start, end, start,
+						SVMTUNE_THRASH_TRACE_UNPINNED);
+			/* No users left: no mapping to tear down, no count. */
+			if (!got_mm)
+				continue;
+			smm->counters[SVMTUNE_CNT_UNPINS] += last + 1 - first;
+			range = svmtune_range_find(smm, start);
+			if (range)
+				range->counters[SVMTUNE_CNT_UNPINS] += last + 1 - first;
+			/* One reference on the users per item. */
+			if (ref_used)
+				mmget(smm->mm);
+			ref_used = true;
+			pass->item[pass->n].mm = smm->mm;
+			pass->item[pass->n].start = start;
+			pass->item[pass->n].end = end;
+			pass->item[pass->n].dev = th->pin_dev;
+			pass->item[pass->n].chunks = last + 1 - first;
+			pass->n++;
+		}
+		th->pinned = live;
+		if (!live)
+			xa_clear_mark(&smm->blocks, index, SVMTUNE_BLOCK_PINNED);
+	}
+}
+
+static void svmtune_unpin_fn(struct work_struct *work)
+{
+	struct svmtune_unpin_pass *pass;
+	unsigned int i;
+
+	spin_lock(&svmtune_unpin_lock);
+	svmtune_unpin_due_ns = 0;
+	spin_unlock(&svmtune_unpin_lock);
+
+	pass = kmalloc(sizeof(*pass), GFP_KERNEL);
+	if (!pass) {
+		/* Pins last a little longer; try again soon. */
+		svmtune_thrash_pin_schedule(ktime_get_ns() + 10 * NSEC_PER_MSEC);
+		return;
+	}
+	pass->walk.visit = svmtune_unpin_collect;
+	do {
+		pass->now = ktime_get_ns();
+		pass->now_ms = svmtune_ms(pass->now);
+		pass->next = U64_MAX;
+		pass->n = 0;
+		pass->more = false;
+		svmtune_mm_visit_live(&pass->walk);
+		for (i = 0; i < pass->n; i++) {
+			svmtune_devices_unmap_remote(pass->item[i].mm,
+						     pass->item[i].start,
+						     pass->item[i].end,
+						     pass->item[i].dev,
+						     pass->item[i].chunks);
+			/* The last user gone: exit_mmap() not on this worker. */
+			mmput_async(pass->item[i].mm);
+		}
+		cond_resched();
+	} while (pass->more);
+	if (pass->next != U64_MAX)
+		svmtune_thrash_pin_schedule(pass->next);
+	kfree(pass);
+}
+
+/**
+ * svmtune_unpin_stop() - module unload: no more unpin work
+ *
+ * Pins left are dropped with their blocks; their remote mappings stay
+ * until the pages are next invalidated.
+ */
+void svmtune_unpin_stop(void)
+{
+	spin_lock(&svmtune_unpin_lock);
+	svmtune_unpin_stopped = true;
+	spin_unlock(&svmtune_unpin_lock);
+	cancel_delayed_work_sync(&svmtune_unpin_work);
+}
+
+/*
  * Pin @chunk of @blk on @dev's faults for at least @pin_ms from @now:
- * they map remotely until the pin lapses (svmtune_block.c unpins).
+ * they map remotely until the pin lapses (svmtune_unpin_work unpins).
  */
 static void svmtune_thrash_pin(struct svmtune_device *dev,
 			       struct svmtune_mm *smm, u64 *range_counters,
@@ -36,7 +227,7 @@ static void svmtune_thrash_pin(struct svmtune_device *dev,
 	th->pin_until_ms[chunk] = now_ms + 1 + pin_ms;
 	th->pin_dev = dev->id;
 	svmtune_count(dev, smm->counters, range_counters, SVMTUNE_CNT_PINS, 1);
-	svmtune_block_pin_schedule(now + (u64)(th->pin_until_ms[chunk] - now_ms) *
+	svmtune_thrash_pin_schedule(now + (u64)(th->pin_until_ms[chunk] - now_ms) *
 				   NSEC_PER_MSEC);
 }
 

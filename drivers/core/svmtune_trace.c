@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune core: the tracepoints' definitions (svmtune_trace.h), in a file
  * of their own that calls nothing.
  */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * svmtune_emu: what the files of svmtune_emu.ko share. The design and its
- * locking are at the top of svmtune_emu_main.c.
+ * locking are at the top of svmtune_emu_main.c (DOC: Overview, Locking),
+ * the peer faults' lock in svmtune_emu_migrate.c.
  */
 #ifndef _SVMTUNE_EMU_INTERNAL_H
 #define _SVMTUNE_EMU_INTERNAL_H

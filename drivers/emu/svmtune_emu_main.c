@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune_emu: an emulated GPU whose faults and migrations go through the
  * svmtune policy engine.
  *
@@ -23,17 +25,44 @@
  * hmm_range_fault(): pages in this device's VRAM map locally, the rest map
  * remotely. A CPU touch of a VRAM page calls ->migrate_to_ram(), which also
  * asks the engine how much to bring back.
+ */
+
+/**
+ * DOC: Locking
  *
- * Locking: ctx->lock (a mutex) protects the device page table and the
- * list of walks in flight; it is taken
- * by the invalidation callback, so nothing allocates with reclaim or calls
- * into the mm while holding it. edev->lock (a spinlock) protects the VRAM
- * allocation and reservation state. A context's layout xarray lock is
- * taken inside ctx->lock (the invalidation callback erases hints) and
- * outside edev->lock (svmtune_emu_fragment_run()): ctx->lock, then the
- * layout's xa_lock, then edev->lock. Both spinlocks are taken in process
- * context only (page_free runs where a device page's last reference goes:
- * migration, unmap, exit). None is held when calling the engine.
+ * ``svmtune_emu_ctx.lock`` (mutex)
+ *     Protects a context's device page table, its TLB and its list of
+ *     walks in flight. Taken by the invalidation callback
+ *     (``mutex_trylock`` when the range is not blockable), so no
+ *     allocation with reclaim and no call into the mm or the engine
+ *     happens under it; page table nodes are allocated with
+ *     ``GFP_NOWAIT``. GPU data copies happen under it, from and to a
+ *     kernel bounce buffer, so no user copy can fault while it is held.
+ *
+ * ``svmtune_emu_device.ctx_lock`` (mutex)
+ *     Protects the device's list of open contexts; taken outside a
+ *     context's lock (the engine's ``unmap_remote`` walks the contexts).
+ *
+ * ``svmtune_emu_device.lock`` (spinlock)
+ *     Protects the VRAM allocator's bitmaps (``used``, ``reserved``,
+ *     ``taken``) and counts. A leaf lock, taken in process context only:
+ *     in ``->page_free()`` too, which runs wherever the last reference to
+ *     a device page goes (migration, unmap, exit).
+ *
+ * ``svmtune_emu_ctx.layout`` (xarray, its own lock)
+ *     The fragment blocks' VRAM runs, a hint: written in the migration
+ *     path (``mmap_lock`` held, may allocate, ``GFP_KERNEL_ACCOUNT``),
+ *     erased by the invalidation callback on unmap (no allocation), read
+ *     under RCU. A stale entry only costs contiguity: a page placed at its
+ *     offset is taken only if that VRAM page is free. Its lock is taken
+ *     inside ``svmtune_emu_ctx.lock`` and outside ``svmtune_emu_device.lock``
+ *     (svmtune_emu_fragment_run()).
+ *
+ * Order: ``mmap_lock`` (read) -> ``svmtune_mm.lock`` (engine);
+ * ``svmtune_emu_ctx.lock`` -> the layout's lock ->
+ * ``svmtune_emu_device.lock``. ``svmtune_emu_ctx.lock`` is never held
+ * while ``mmap_lock`` is taken, and no emulated-GPU lock is held when the
+ * engine is called.
  */
 #include "svmtune_emu_internal.h"
 

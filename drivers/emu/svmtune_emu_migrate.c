@@ -747,7 +747,18 @@ static void svmtune_emu_fault_span(struct vm_fault *vmf, unsigned long *start,
 }
 #endif
 
-/* Device faults in progress; few at a time (one per faulting task). */
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_emu_peer_lock`` (spinlock)
+ *     Protects the list of device faults in progress
+ *     (``svmtune_emu_peer_faults``; few at a time, one per faulting
+ *     task). Held only to add, remove or look up an entry (a leaf lock);
+ *     an entry lives on its faulting task's stack and only that task
+ *     removes it, after its hmm_range_fault() calls, so the other GPU's
+ *     ``->migrate_to_ram()`` running inside them may use the entry after
+ *     dropping the lock.
+ */
 static LIST_HEAD(svmtune_emu_peer_faults);
 static DEFINE_SPINLOCK(svmtune_emu_peer_lock);
 

@@ -102,7 +102,17 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
  * and, on -ENOSPC, allocates as without the flag.
  */
 #define SVMTUNE_KFD_HAS_CONTIGUOUS_WISH		1
-/* amdgpu_bo_create_user(adev, bp, ubo_ptr) */
+/*
+ * svm_range_vram_node_new() makes a range's VRAM BO with
+ * amdgpu_bo_create_user(adev, bp, ubo_ptr) in 6.12 and, since the BO is
+ * embedded in struct svm_range_bo (703), with amdgpu_bo_create(adev, bp,
+ * bo_ptr): the same parameters, bp second.
+ */
+#if SVMTUNE_KFD_LAYOUT == 703
+#define SVMTUNE_KFD_BO_CREATE			"amdgpu_bo_create"
+#else
+#define SVMTUNE_KFD_BO_CREATE			"amdgpu_bo_create_user"
+#endif
 #define SVMTUNE_KFD_BO_CREATE_ARG_BP		1
 /* svm_migrate_vram_to_ram(prange, mm, start, last, trigger, fault_page) */
 #define SVMTUNE_KFD_TO_RAM_ARG_START		2
@@ -293,7 +303,12 @@ static inline void svmtune_kfd_check_prototypes(void)
 	svmtune_kfd_topology_node_t *add __maybe_unused = kfd_topology_add_device;
 	svmtune_kfd_topology_node_t *remove __maybe_unused = kfd_topology_remove_device;
 	svmtune_kfd_update_range_t *update __maybe_unused = amdgpu_vm_update_range;
-#if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
+#if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH && SVMTUNE_KFD_LAYOUT == 703
+	int (*bo_create)(struct amdgpu_device *adev,
+			 struct amdgpu_bo_param *bp,
+			 struct amdgpu_bo **bo_ptr) __maybe_unused =
+		amdgpu_bo_create;
+#elif SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
 	int (*bo_create_user)(struct amdgpu_device *adev,
 			      struct amdgpu_bo_param *bp,
 			      struct amdgpu_bo_user **ubo_ptr) __maybe_unused =

@@ -134,7 +134,7 @@ void svmtune_kfd_update_range_entry(struct pt_regs *regs)
 			dirtied++;
 	}
 	if (dirtied)
-		atomic64_add(dirtied, &svmtune_kfd_stats[SVMTUNE_KFD_REMOTE_PAGES_DIRTIED]);
+		atomic64_add(dirtied, &svmtune_kfd.stats[SVMTUNE_KFD_REMOTE_PAGES_DIRTIED]);
 }
 
 /**
@@ -166,5 +166,5 @@ void svmtune_kfd_migrate_pages_entry(struct pt_regs *regs)
 			dirtied++;
 	}
 	if (dirtied)
-		atomic64_add(dirtied, &svmtune_kfd_stats[SVMTUNE_KFD_VRAM_PAGES_DIRTIED]);
+		atomic64_add(dirtied, &svmtune_kfd.stats[SVMTUNE_KFD_VRAM_PAGES_DIRTIED]);
 }

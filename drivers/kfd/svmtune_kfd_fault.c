@@ -14,36 +14,28 @@
  * lists, which no handler reads any more (the nested hooks go first, see
  * svmtune_kfd_hooks_detach()). hlist_add_head() puts the newest entry
  * first, so a task's innermost fault is found first.
- *
- * Every hooked call looks its task up while any fault is in flight, and
- * amdgpu handles faults on several workers at once (one per IH ring and
- * GPU, CPU faults in every faulting thread): the tasks are spread over
- * SVMTUNE_KFD_FAULT_BUCKETS buckets with a lock each, on a cache line of
- * its own, so two tasks share a lock only when their hashes collide.
- * A task only ever adds, finds and removes its own faults, in its own
- * bucket; the count of faults in flight lets the hooks return at once
- * when there are none (a load, not a lock).
  */
-#define SVMTUNE_KFD_FAULT_BITS		6
 
 /**
- * struct svmtune_kfd_fault_bucket - the faults of the tasks hashed here
- * @lock: covers both lists
- * @cpu: CPU faults
- * @gpu: GPU faults
+ * DOC: Locking
+ *
+ * ``svmtune_kfd_fault_bucket.lock`` (spinlock, IRQ-safe)
+ *     Every hooked call looks its task up while any fault is in flight,
+ *     and amdgpu handles faults on several workers at once (one per IH
+ *     ring and GPU, CPU faults in every faulting thread): the tasks are
+ *     spread over the 64 buckets of ``svmtune_kfd.fault_buckets``
+ *     (``1 << SVMTUNE_KFD_FAULT_BITS``), each with a lock on a cache line
+ *     of its own that protects the lists of faults in flight of the tasks
+ *     hashed to it, so two fault workers share a lock only when their
+ *     hashes collide. A task only ever adds, finds and removes its own
+ *     faults, in its own bucket; the count of faults in flight
+ *     (``svmtune_kfd.nr_faults``, an atomic) lets every hook return at
+ *     once when there are none (a load, not a lock). Innermost.
  */
-struct svmtune_kfd_fault_bucket {
-	spinlock_t lock;
-	struct hlist_head cpu;
-	struct hlist_head gpu;
-} ____cacheline_aligned_in_smp;
-
-static struct svmtune_kfd_fault_bucket svmtune_kfd_fault_buckets[1 << SVMTUNE_KFD_FAULT_BITS];
-static atomic_t svmtune_kfd_nr_faults = ATOMIC_INIT(0);
 
 static struct svmtune_kfd_fault_bucket *svmtune_kfd_bucket(const struct task_struct *task)
 {
-	return &svmtune_kfd_fault_buckets[hash_ptr(task, SVMTUNE_KFD_FAULT_BITS)];
+	return &svmtune_kfd.fault_buckets[hash_ptr(task, SVMTUNE_KFD_FAULT_BITS)];
 }
 
 /* Begin following a fault of @type in @f, a kretprobe instance's data. */
@@ -58,7 +50,7 @@ struct svmtune_kfd_fault *svmtune_kfd_fault_begin(struct svmtune_kfd_fault *f,
 	f->fault.type = type;
 	spin_lock_irqsave(&b->lock, flags);
 	hlist_add_head(&f->node, type == SVMTUNE_FAULT_CPU ? &b->cpu : &b->gpu);
-	atomic_inc(&svmtune_kfd_nr_faults);
+	atomic_inc(&svmtune_kfd.nr_faults);
 	spin_unlock_irqrestore(&b->lock, flags);
 	return f;
 }
@@ -75,7 +67,7 @@ struct svmtune_kfd_fault *svmtune_kfd_fault_find(void)
 	struct svmtune_kfd_fault_bucket *b;
 	unsigned long flags;
 
-	if (!atomic_read(&svmtune_kfd_nr_faults))
+	if (!atomic_read(&svmtune_kfd.nr_faults))
 		return NULL;
 	b = svmtune_kfd_bucket(current);
 	spin_lock_irqsave(&b->lock, flags);
@@ -102,7 +94,7 @@ void svmtune_kfd_fault_end(struct svmtune_kfd_fault *f)
 
 	spin_lock_irqsave(&b->lock, flags);
 	hlist_del(&f->node);
-	atomic_dec(&svmtune_kfd_nr_faults);
+	atomic_dec(&svmtune_kfd.nr_faults);
 	spin_unlock_irqrestore(&b->lock, flags);
 }
 
@@ -111,12 +103,12 @@ void svmtune_kfd_faults_reset(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(svmtune_kfd_fault_buckets); i++) {
-		spin_lock_init(&svmtune_kfd_fault_buckets[i].lock);
-		INIT_HLIST_HEAD(&svmtune_kfd_fault_buckets[i].cpu);
-		INIT_HLIST_HEAD(&svmtune_kfd_fault_buckets[i].gpu);
+	for (i = 0; i < ARRAY_SIZE(svmtune_kfd.fault_buckets); i++) {
+		spin_lock_init(&svmtune_kfd.fault_buckets[i].lock);
+		INIT_HLIST_HEAD(&svmtune_kfd.fault_buckets[i].cpu);
+		INIT_HLIST_HEAD(&svmtune_kfd.fault_buckets[i].gpu);
 	}
-	atomic_set(&svmtune_kfd_nr_faults, 0);
+	atomic_set(&svmtune_kfd.nr_faults, 0);
 }
 
 /*

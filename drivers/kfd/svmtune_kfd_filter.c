@@ -56,31 +56,15 @@
  * GPU raises it again) or served again (as KFD alone would). Cost per GPU
  * fault and per map: one spinlock and a walk of one hash bucket.
  */
-#define SVMTUNE_KFD_WINDOWS		1024
 
 /**
- * struct svmtune_kfd_window - a window mapped for a GPU
- * @node: in svmtune_kfd_window_hash, by @prange, while @prange is set
- * @prange: the range (a key only)
- * @adev: the GPU it was mapped for (a key only)
- * @start: its first page
- * @last: its last page
- * @checkpoint: the GPU's newest fault-ring timestamp when the map was done
+ * DOC: Locking
+ *
+ * ``svmtune_kfd.window_lock`` (spinlock, IRQ-safe)
+ *     Protects the pool and hash of windows mapped (the retry filter) and
+ *     the pool's next slot. Taken after the fault ring's checkpoint is
+ *     read; innermost, nothing is called under it.
  */
-struct svmtune_kfd_window {
-	struct hlist_node node;
-	const struct svm_range *prange;
-	const struct amdgpu_device *adev;
-	unsigned long start;
-	unsigned long last;
-	u64 checkpoint;
-};
-
-static struct svmtune_kfd_window svmtune_kfd_windows[SVMTUNE_KFD_WINDOWS];
-static DEFINE_HASHTABLE(svmtune_kfd_window_hash, 8);
-static unsigned int svmtune_kfd_window_next;
-/* Covers the pool, the hash and svmtune_kfd_window_next. */
-static DEFINE_SPINLOCK(svmtune_kfd_window_lock);
 
 /*
  * The interrupt timestamp of the newest entry in @adev's retry-fault ring:
@@ -119,9 +103,9 @@ static void svmtune_kfd_window_add(const struct svm_range *prange,
 
 	if (!svmtune_kfd_checkpoint(adev, &checkpoint))
 		return;
-	spin_lock_irqsave(&svmtune_kfd_window_lock, flags);
-	w = &svmtune_kfd_windows[svmtune_kfd_window_next];
-	svmtune_kfd_window_next = (svmtune_kfd_window_next + 1) % SVMTUNE_KFD_WINDOWS;
+	spin_lock_irqsave(&svmtune_kfd.window_lock, flags);
+	w = &svmtune_kfd.windows[svmtune_kfd.window_next];
+	svmtune_kfd.window_next = (svmtune_kfd.window_next + 1) % SVMTUNE_KFD_WINDOWS;
 	if (w->prange)
 		hash_del(&w->node);
 	w->prange = prange;
@@ -129,8 +113,8 @@ static void svmtune_kfd_window_add(const struct svm_range *prange,
 	w->start = start;
 	w->last = last;
 	w->checkpoint = checkpoint;
-	hash_add(svmtune_kfd_window_hash, &w->node, (unsigned long)prange);
-	spin_unlock_irqrestore(&svmtune_kfd_window_lock, flags);
+	hash_add(svmtune_kfd.window_hash, &w->node, (unsigned long)prange);
+	spin_unlock_irqrestore(&svmtune_kfd.window_lock, flags);
 }
 
 /*
@@ -178,8 +162,8 @@ svmtune_kfd_window_checkpoint(const struct svm_range *prange,
 	const struct svmtune_kfd_window *w;
 	unsigned long flags;
 
-	spin_lock_irqsave(&svmtune_kfd_window_lock, flags);
-	hash_for_each_possible(svmtune_kfd_window_hash, w, node,
+	spin_lock_irqsave(&svmtune_kfd.window_lock, flags);
+	hash_for_each_possible(svmtune_kfd.window_hash, w, node,
 			       (unsigned long)prange) {
 		if (w->prange != prange || w->adev != adev)
 			continue;
@@ -193,7 +177,7 @@ svmtune_kfd_window_checkpoint(const struct svm_range *prange,
 			*checkpoint = w->checkpoint;
 		says = SVMTUNE_KFD_WINDOW_MAPPED;
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_window_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.window_lock, flags);
 	return says;
 }
 
@@ -237,7 +221,7 @@ int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 		slot->seen &= ~SVMTUNE_KFD_SEEN_NO_RANGE;
 	else
 		slot->seen |= SVMTUNE_KFD_SEEN_NO_RANGE;
-	if (!prange || !READ_ONCE(svmtune_kfd_filter_per_window) ||
+	if (!prange || !READ_ONCE(svmtune_kfd.filter_per_window) ||
 	    slot->filtered || svmtune_kfd_refusing())
 		return 0;
 	slot->filtered = true;

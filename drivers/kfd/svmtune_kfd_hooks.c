@@ -57,11 +57,6 @@
 
 #include "svmtune_kfd_hooks.h"
 
-atomic64_t svmtune_kfd_stats[SVMTUNE_KFD_NR_STATS];
-atomic64_t svmtune_kfd_fragment_ptes[SVMTUNE_KFD_NR_FRAGMENTS];
-bool svmtune_kfd_filter_per_window = SVMTUNE_KFD_HAS_WINDOW;
-bool svmtune_kfd_contiguous_vram;
-
 static_assert(AMDGPU_PTE_FRAG(1) == 1ULL << 7,
 	      "the PTE fragment field moved: fix svmtune_kfd_update_ptes()");
 
@@ -126,11 +121,10 @@ static void svmtune_kfd_remove_node_entry(struct svmtune_kfd_hook *hook,
 
 #if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
 /* svm_range_vram_node_new()'s code, [start, end), in the attached amdgpu. */
-static unsigned long svmtune_kfd_vram_node_new_start;
-static unsigned long svmtune_kfd_vram_node_new_end;
 
 /*
- * amdgpu_bo_create_user(adev, bp, ubo_ptr), entry, called from
+ * amdgpu_bo_create_user(adev, bp, ubo_ptr) (7.3: amdgpu_bo_create(adev, bp,
+ * bo_ptr), SVMTUNE_KFD_BO_CREATE), entry, called from
  * svm_range_vram_node_new(): KFD creates the VRAM BO of an SVM range (the
  * whole range, on its first migration to VRAM). With contiguous_vram on,
  * ask amdgpu for one contiguous run: amdgpu forms a PTE fragment from the
@@ -140,7 +134,7 @@ static unsigned long svmtune_kfd_vram_node_new_end;
  * blocks, each the highest free one, in descending address order. Sound
  * from 6.10 on only: the flag is a wish there, and amdgpu_vram_mgr_new()
  * falls back to ordinary blocks when no contiguous run is free, so the
- * range never loses VRAM for it. Every amdgpu_bo_create_user() call
+ * range never loses VRAM for it. Every call of the hooked function
  * passes through here (GEM and KFD allocations too); only calls from
  * svm_range_vram_node_new() are counted and changed.
  */
@@ -150,11 +144,11 @@ static void svmtune_kfd_bo_create_entry(struct svmtune_kfd_hook *hook,
 {
 	struct amdgpu_bo_param *bp;
 
-	if (parent_ip < svmtune_kfd_vram_node_new_start ||
-	    parent_ip >= svmtune_kfd_vram_node_new_end)
+	if (parent_ip < svmtune_kfd.vram_node_new_start ||
+	    parent_ip >= svmtune_kfd.vram_node_new_end)
 		return;
 	atomic64_inc(&hook->calls);
-	if (!READ_ONCE(svmtune_kfd_contiguous_vram) || svmtune_kfd_refusing())
+	if (!READ_ONCE(svmtune_kfd.contiguous_vram) || svmtune_kfd_refusing())
 		return;
 	bp = (struct amdgpu_bo_param *)svmtune_kfd_arg(regs, SVMTUNE_KFD_BO_CREATE_ARG_BP);
 	if (bp->domain != AMDGPU_GEM_DOMAIN_VRAM || bp->type != ttm_bo_type_device)
@@ -290,7 +284,7 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	},
 #if SVMTUNE_KFD_HAS_CONTIGUOUS_WISH
 	{
-		.symbol = "amdgpu_bo_create_user",
+		.symbol = SVMTUNE_KFD_BO_CREATE,
 		.entry = svmtune_kfd_bo_create_entry,
 	},
 #endif
@@ -338,16 +332,12 @@ static void svmtune_kfd_update_ptes(void *data, struct amdgpu_vm_update_params *
 	if (!(flags & AMDGPU_PTE_VALID) || !p->vm || !p->vm->is_compute_context ||
 	    end <= start)
 		return;
-	atomic64_add(end - start, &svmtune_kfd_fragment_ptes[(flags >> 7) & 0x1f]);
+	atomic64_add(end - start, &svmtune_kfd.fragment_ptes[(flags >> 7) & 0x1f]);
 	dev = svmtune_kfd_node_device_by_adev(p->adev);
 	if (dev)
 		svmtune_account_fragments(dev, PAGE_SHIFT + ((flags >> 7) & 0x1f),
 					  end - start);
 }
-
-static struct tracepoint *svmtune_kfd_tp;
-static struct module *svmtune_kfd_tp_owner;
-static bool svmtune_kfd_tp_on;
 
 /* Called for every module with tracepoints, loaded ones included. */
 static int svmtune_kfd_tp_module(struct notifier_block *nb, unsigned long val,
@@ -357,13 +347,13 @@ static int svmtune_kfd_tp_module(struct notifier_block *nb, unsigned long val,
 	struct module *mod = tp_mod->mod;
 	unsigned int i;
 
-	if (val != MODULE_STATE_COMING || mod != svmtune_kfd_tp_owner)
+	if (val != MODULE_STATE_COMING || mod != svmtune_kfd.tp_owner)
 		return NOTIFY_OK;
 	for (i = 0; i < mod->num_tracepoints; i++) {
 		struct tracepoint *tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
 
 		if (!strcmp(tp->name, "amdgpu_vm_update_ptes"))
-			svmtune_kfd_tp = tp;
+			svmtune_kfd.tp = tp;
 	}
 	return NOTIFY_OK;
 }
@@ -373,28 +363,28 @@ static void svmtune_kfd_tp_attach(struct module *amdgpu)
 	struct notifier_block nb = { .notifier_call = svmtune_kfd_tp_module };
 	int ret;
 
-	svmtune_kfd_tp = NULL;
-	svmtune_kfd_tp_owner = amdgpu;
+	svmtune_kfd.tp = NULL;
+	svmtune_kfd.tp_owner = amdgpu;
 	if (register_tracepoint_module_notifier(&nb))
 		return;
 	unregister_tracepoint_module_notifier(&nb);
-	if (!svmtune_kfd_tp) {
+	if (!svmtune_kfd.tp) {
 		pr_info("amdgpu has no amdgpu_vm_update_ptes tracepoint: no PTE fragment histogram\n");
 		return;
 	}
-	ret = tracepoint_probe_register(svmtune_kfd_tp, svmtune_kfd_update_ptes, NULL);
+	ret = tracepoint_probe_register(svmtune_kfd.tp, svmtune_kfd_update_ptes, NULL);
 	if (ret)
 		pr_warn("cannot probe amdgpu_vm_update_ptes: %pe\n", ERR_PTR(ret));
-	svmtune_kfd_tp_on = !ret;
+	svmtune_kfd.tp_on = !ret;
 }
 
 static void svmtune_kfd_tp_detach(void)
 {
-	if (!svmtune_kfd_tp_on)
+	if (!svmtune_kfd.tp_on)
 		return;
-	tracepoint_probe_unregister(svmtune_kfd_tp, svmtune_kfd_update_ptes, NULL);
+	tracepoint_probe_unregister(svmtune_kfd.tp, svmtune_kfd_update_ptes, NULL);
 	tracepoint_synchronize_unregister();
-	svmtune_kfd_tp_on = false;
+	svmtune_kfd.tp_on = false;
 }
 
 /* ---- Finding amdgpu's functions ---- */
@@ -557,7 +547,7 @@ void svmtune_kfd_hooks_detach(void)
 {
 	int i;
 
-	lockdep_assert_held(&svmtune_kfd_lock);
+	lockdep_assert_held(&svmtune_kfd.lock);
 	svmtune_kfd_nodes_freeze();
 	/*
 	 * The hooks that find faults go before the ones that begin them: a
@@ -595,7 +585,7 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 	struct svmtune_kfd_hook *hook;
 	int ret = 0;
 
-	lockdep_assert_held(&svmtune_kfd_lock);
+	lockdep_assert_held(&svmtune_kfd.lock);
 
 	for (hook = svmtune_kfd_hooks; hook < svmtune_kfd_hooks + ARRAY_SIZE(svmtune_kfd_hooks); hook++) {
 		hook->addr = hook->core ? hook->core_addr :
@@ -628,8 +618,8 @@ int svmtune_kfd_hooks_attach(struct module *amdgpu, char *why, size_t len)
 				 amdgpu->name);
 			return -ENOENT;
 		}
-		svmtune_kfd_vram_node_new_start = start;
-		svmtune_kfd_vram_node_new_end = start + size;
+		svmtune_kfd.vram_node_new_start = start;
+		svmtune_kfd.vram_node_new_end = start + size;
 	}
 #endif
 
@@ -690,6 +680,6 @@ ssize_t svmtune_kfd_hooks_show(char *buf)
 				   hook->caller ? " caller " : "",
 				   hook->caller ? hook->caller : "");
 	n += sysfs_emit_at(buf, n, "amdgpu_vm_update_ptes %s tracepoint\n",
-			   svmtune_kfd_tp_on ? "on" : "off");
+			   svmtune_kfd.tp_on ? "on" : "off");
 	return n;
 }

@@ -16,7 +16,7 @@
 
 static inline void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
 {
-	atomic64_add(n, &svmtune_kfd_stats[stat]);
+	atomic64_add(n, &svmtune_kfd.stats[stat]);
 }
 
 /* ---- Faults in flight ---- */

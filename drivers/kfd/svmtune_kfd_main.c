@@ -1,21 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * svmtune_kfd: the backend that applies svmtune's policy to amdgpu's KFD
  * SVM. It attaches to amdgpu when amdgpu is loaded (or already is), after
  * checking that amdgpu implements the KFD interface it was built against,
  * and detaches when either module goes.
  *
- * Locking: svmtune_kfd_lock serialises attach, detach and the sysfs
- * readers of the state. A hook that finds amdgpu behaving otherwise than
- * the KFD sources say (svmtune_kfd_refuse()) runs in atomic context under
- * KFD's locks: it records why under svmtune_kfd_refuse_lock, a spinlock
- * taken inside nothing else, and a work item detaches under
- * svmtune_kfd_lock. The module notifier runs for amdgpu's LIVE (attach)
- * and GOING (detach) transitions under it; amdgpu's exit has already run at
- * GOING, but its text is still there until the notifier chain returns, so
- * detaching there leaves no hook pointing at freed text. svmtune_kfd holds
- * no reference on amdgpu while attached: rmmod amdgpu works and detaches.
- * See Documentation/design.rst.
+ * The module notifier runs for amdgpu's LIVE (attach) and GOING (detach)
+ * transitions; amdgpu's exit has already run at GOING, but its text is
+ * still there until the notifier chain returns, so detaching there leaves
+ * no hook pointing at freed text. svmtune_kfd holds no reference on
+ * amdgpu while attached: rmmod amdgpu works and detaches.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd.lock`` (mutex)
+ *     Serialises attach, detach (the module notifier, load, unload, the
+ *     work that detaches after a refusal) and the sysfs readers of the
+ *     state. Never taken in a hook.
+ *
+ * ``svmtune_kfd.refuse_lock`` (spinlock, IRQ-safe)
+ *     Protects the reason and generation of a run-time refusal, which a
+ *     hook that finds amdgpu behaving otherwise than the KFD sources say
+ *     records in atomic context, under KFD's locks
+ *     (svmtune_kfd_refuse()). Taken inside nothing else, and inside
+ *     ``svmtune_kfd.lock`` by the work that detaches.
+ *
+ * Counters are atomics. Under KFD's ``mmap_lock`` and
+ * ``prange->migrate_mutex`` the hooks take ``svmtune_mm.lock`` (engine),
+ * so the order is ``mmap_lock`` -> ``migrate_mutex`` ->
+ * ``svmtune_mm.lock``; the locks of svmtune_kfd's own tables
+ * (svmtune_kfd_fault.c, svmtune_kfd_filter.c, svmtune_kfd_nodes.c,
+ * svmtune_kfd_process.c) are innermost.
  */
 #include <linux/capability.h>
 #include <linux/ctype.h>
@@ -30,20 +49,6 @@
 #include "svmtune_kfd_compat.h"
 #include "svmtune_kfd.h"
 
-/**
- * enum svmtune_kfd_state - where svmtune_kfd stands with amdgpu
- * @SVMTUNE_KFD_WAITING: amdgpu is not loaded; attach when it is
- * @SVMTUNE_KFD_ATTACHED: hooked into the loaded amdgpu
- * @SVMTUNE_KFD_REFUSED: the loaded amdgpu is not the one built against
- * @SVMTUNE_KFD_FAILED: it matched, but a hook could not be registered
- */
-enum svmtune_kfd_state {
-	SVMTUNE_KFD_WAITING,
-	SVMTUNE_KFD_ATTACHED,
-	SVMTUNE_KFD_REFUSED,
-	SVMTUNE_KFD_FAILED,
-};
-
 static const char * const svmtune_kfd_state_names[] = {
 	[SVMTUNE_KFD_WAITING] = "waiting",
 	[SVMTUNE_KFD_ATTACHED] = "attached",
@@ -51,25 +56,32 @@ static const char * const svmtune_kfd_state_names[] = {
 	[SVMTUNE_KFD_FAILED] = "failed",
 };
 
-DEFINE_MUTEX(svmtune_kfd_lock);
-static enum svmtune_kfd_state svmtune_kfd_state;
-/* Set under svmtune_kfd_lock at unload: the module notifier attaches no more. */
-static bool svmtune_kfd_exiting;
-static char svmtune_kfd_reason[256] = "amdgpu is not loaded";
-/* The amdgpu hooked into, and the KFD version it reported. */
-static struct module *svmtune_kfd_amdgpu;
-static u32 svmtune_kfd_major, svmtune_kfd_minor;
-static unsigned long svmtune_kfd_attach_count;
+/* Zeroed (so kept out of the module's data); the rest is set at load. */
+struct svmtune_kfd svmtune_kfd;
 
 /*
- * The srcversion of the out-of-tree amdgpu svmtune_kfd may attach to:
- * modpost's digest of that amdgpu's sources, uppercase hex. Given by
- * whoever built that amdgpu from the KFD sources svmtune_kfd was built
- * against; empty (the default) attaches to the in-tree amdgpu only.
+ * What svmtune_kfd's state holds besides zeroes. Runs first at load, after
+ * the module parameters were set (svmtune_kfd.amdgpu_srcversion, left as
+ * is) and before anything else uses the state.
  */
-#define SVMTUNE_KFD_SRCVERSION_MAX 32
-static char svmtune_kfd_amdgpu_srcversion[SVMTUNE_KFD_SRCVERSION_MAX + 1];
+static void svmtune_kfd_state_init(void)
+{
+	mutex_init(&svmtune_kfd.lock);
+	strscpy(svmtune_kfd.reason, "amdgpu is not loaded", sizeof(svmtune_kfd.reason));
+	spin_lock_init(&svmtune_kfd.refuse_lock);
+	INIT_WORK(&svmtune_kfd.refuse_work, svmtune_kfd_refuse_worker);
+	svmtune_kfd.filter_per_window = SVMTUNE_KFD_HAS_WINDOW;
+#if SVMTUNE_KFD_HAS_WINDOW
+	hash_init(svmtune_kfd.window_hash);
+	spin_lock_init(&svmtune_kfd.window_lock);
+#endif
+	spin_lock_init(&svmtune_kfd.nodes_lock);
+	INIT_WORK(&svmtune_kfd.nodes_work, svmtune_kfd_nodes_worker);
+	spin_lock_init(&svmtune_kfd.attach_lock);
+	INIT_WORK(&svmtune_kfd.attach_work, svmtune_kfd_attach_worker);
+}
 
+/* The amdgpu_srcversion parameter, stored in svmtune_kfd.amdgpu_srcversion. */
 static int svmtune_kfd_srcversion_set(const char *val,
 				      const struct kernel_param *kp)
 {
@@ -82,14 +94,14 @@ static int svmtune_kfd_srcversion_set(const char *val,
 	for (i = 0; i < len; i++)
 		if (!isdigit(val[i]) && !(val[i] >= 'A' && val[i] <= 'F'))
 			return -EINVAL;
-	memcpy(svmtune_kfd_amdgpu_srcversion, val, len);
-	svmtune_kfd_amdgpu_srcversion[len] = '\0';
+	memcpy(svmtune_kfd.amdgpu_srcversion, val, len);
+	svmtune_kfd.amdgpu_srcversion[len] = '\0';
 	return 0;
 }
 
 static int svmtune_kfd_srcversion_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", svmtune_kfd_amdgpu_srcversion);
+	return sysfs_emit(buf, "%s\n", svmtune_kfd.amdgpu_srcversion);
 }
 
 static const struct kernel_param_ops svmtune_kfd_srcversion_ops = {
@@ -103,9 +115,9 @@ MODULE_PARM_DESC(
 
 static void svmtune_kfd_set_state(enum svmtune_kfd_state state, const char *why)
 {
-	lockdep_assert_held(&svmtune_kfd_lock);
-	svmtune_kfd_state = state;
-	strscpy(svmtune_kfd_reason, why, sizeof(svmtune_kfd_reason));
+	lockdep_assert_held(&svmtune_kfd.lock);
+	svmtune_kfd.state = state;
+	strscpy(svmtune_kfd.reason, why, sizeof(svmtune_kfd.reason));
 }
 
 /*
@@ -118,19 +130,10 @@ static void svmtune_kfd_set_state(enum svmtune_kfd_state state, const char *why)
  * from then on no hook acts (svmtune_kfd_refusing()), and a work item
  * removes the hooks and says why in the state and reason files. The
  * refusal holds until amdgpu is loaded again or svmtune_kfd is reloaded.
- *
- * @svmtune_kfd_generation counts attach attempts (under svmtune_kfd_lock):
- * a refusal belongs to the attach it was found in, and a work item left
- * from an earlier one (amdgpu unloaded and loaded meanwhile) does nothing.
+ * A refusal belongs to the attach it was found in (svmtune_kfd.generation),
+ * and a work item left from an earlier one (amdgpu unloaded and loaded
+ * meanwhile) does nothing.
  */
-static DEFINE_SPINLOCK(svmtune_kfd_refuse_lock);
-static bool svmtune_kfd_refused;
-static unsigned long svmtune_kfd_refuse_gen;
-static char svmtune_kfd_refuse_why[sizeof(svmtune_kfd_reason)];
-static unsigned long svmtune_kfd_generation;
-
-static void svmtune_kfd_refuse_worker(struct work_struct *work);
-static DECLARE_WORK(svmtune_kfd_refuse_work, svmtune_kfd_refuse_worker);
 
 /**
  * svmtune_kfd_refusing() - whether a run-time check failed
@@ -141,7 +144,7 @@ static DECLARE_WORK(svmtune_kfd_refuse_work, svmtune_kfd_refuse_worker);
  */
 bool svmtune_kfd_refusing(void)
 {
-	return READ_ONCE(svmtune_kfd_refused);
+	return READ_ONCE(svmtune_kfd.refused);
 }
 
 /**
@@ -156,47 +159,47 @@ void svmtune_kfd_refuse(const char *fmt, ...)
 	unsigned long flags;
 	va_list args;
 
-	spin_lock_irqsave(&svmtune_kfd_refuse_lock, flags);
-	if (!svmtune_kfd_refused) {
+	spin_lock_irqsave(&svmtune_kfd.refuse_lock, flags);
+	if (!svmtune_kfd.refused) {
 		va_start(args, fmt);
-		vsnprintf(svmtune_kfd_refuse_why, sizeof(svmtune_kfd_refuse_why),
+		vsnprintf(svmtune_kfd.refuse_why, sizeof(svmtune_kfd.refuse_why),
 			  fmt, args);
 		va_end(args);
-		svmtune_kfd_refuse_gen = READ_ONCE(svmtune_kfd_generation);
-		WRITE_ONCE(svmtune_kfd_refused, true);
-		schedule_work(&svmtune_kfd_refuse_work);
+		svmtune_kfd.refuse_gen = READ_ONCE(svmtune_kfd.generation);
+		WRITE_ONCE(svmtune_kfd.refused, true);
+		schedule_work(&svmtune_kfd.refuse_work);
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_refuse_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.refuse_lock, flags);
 }
 
 /* A new attach: nothing refused in it yet. */
 static void svmtune_kfd_refuse_reset(void)
 {
-	lockdep_assert_held(&svmtune_kfd_lock);
-	spin_lock_irq(&svmtune_kfd_refuse_lock);
-	WRITE_ONCE(svmtune_kfd_generation, svmtune_kfd_generation + 1);
-	WRITE_ONCE(svmtune_kfd_refused, false);
-	spin_unlock_irq(&svmtune_kfd_refuse_lock);
+	lockdep_assert_held(&svmtune_kfd.lock);
+	spin_lock_irq(&svmtune_kfd.refuse_lock);
+	WRITE_ONCE(svmtune_kfd.generation, svmtune_kfd.generation + 1);
+	WRITE_ONCE(svmtune_kfd.refused, false);
+	spin_unlock_irq(&svmtune_kfd.refuse_lock);
 }
 
-static void svmtune_kfd_refuse_worker(struct work_struct *work)
+void svmtune_kfd_refuse_worker(struct work_struct *work)
 {
-	char why[sizeof(svmtune_kfd_reason)];
+	char why[sizeof(svmtune_kfd.reason)];
 	bool current_attach;
 
-	mutex_lock(&svmtune_kfd_lock);
-	spin_lock_irq(&svmtune_kfd_refuse_lock);
-	current_attach = svmtune_kfd_refused &&
-			 svmtune_kfd_refuse_gen == svmtune_kfd_generation;
-	strscpy(why, svmtune_kfd_refuse_why, sizeof(why));
-	spin_unlock_irq(&svmtune_kfd_refuse_lock);
-	if (current_attach && svmtune_kfd_state == SVMTUNE_KFD_ATTACHED) {
+	mutex_lock(&svmtune_kfd.lock);
+	spin_lock_irq(&svmtune_kfd.refuse_lock);
+	current_attach = svmtune_kfd.refused &&
+			 svmtune_kfd.refuse_gen == svmtune_kfd.generation;
+	strscpy(why, svmtune_kfd.refuse_why, sizeof(why));
+	spin_unlock_irq(&svmtune_kfd.refuse_lock);
+	if (current_attach && svmtune_kfd.state == SVMTUNE_KFD_ATTACHED) {
 		svmtune_kfd_hooks_detach();
-		svmtune_kfd_amdgpu = NULL;
+		svmtune_kfd.amdgpu = NULL;
 		svmtune_kfd_set_state(SVMTUNE_KFD_REFUSED, why);
 		pr_warn("detached, amdgpu's KFD left to itself: %s\n", why);
 	}
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_unlock(&svmtune_kfd.lock);
 }
 
 static bool svmtune_kfd_is_amdgpu(struct module *mod)
@@ -231,7 +234,7 @@ static bool svmtune_kfd_same_build(struct module *amdgpu, char *why, size_t len)
 			"amdgpu is the kernel's own, but svmtune_kfd was built against out-of-tree KFD sources: rebuild it against this kernel's sources");
 		return false;
 	}
-	if (!svmtune_kfd_amdgpu_srcversion[0]) {
+	if (!svmtune_kfd.amdgpu_srcversion[0]) {
 		snprintf(
 			why, len,
 			"amdgpu is out of tree (amdgpu-dkms?): its KFD structures cannot be checked against the sources svmtune_kfd was built against; if it was built from them, load svmtune_kfd with amdgpu_srcversion=<modinfo -F srcversion amdgpu>");
@@ -243,11 +246,11 @@ static bool svmtune_kfd_same_build(struct module *amdgpu, char *why, size_t len)
 			"the out-of-tree amdgpu has no srcversion to check (built without MODULE_VERSION or CONFIG_MODULE_SRCVERSION_ALL)");
 		return false;
 	}
-	if (strcmp(amdgpu->srcversion, svmtune_kfd_amdgpu_srcversion)) {
+	if (strcmp(amdgpu->srcversion, svmtune_kfd.amdgpu_srcversion)) {
 		snprintf(
 			why, len,
 			"the out-of-tree amdgpu's srcversion %s is not %s, the one svmtune_kfd was told it was built for: another build of amdgpu, whose KFD structures may differ",
-			amdgpu->srcversion, svmtune_kfd_amdgpu_srcversion);
+			amdgpu->srcversion, svmtune_kfd.amdgpu_srcversion);
 		return false;
 	}
 	return true;
@@ -256,12 +259,12 @@ static bool svmtune_kfd_same_build(struct module *amdgpu, char *why, size_t len)
 /* Attach to @amdgpu, which is LIVE and referenced by the caller. */
 static void svmtune_kfd_attach(struct module *amdgpu)
 {
-	char why[sizeof(svmtune_kfd_reason)] = "";
+	char why[sizeof(svmtune_kfd.reason)] = "";
 	u32 major, minor;
 	int ret;
 
-	lockdep_assert_held(&svmtune_kfd_lock);
-	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
+	lockdep_assert_held(&svmtune_kfd.lock);
+	if (svmtune_kfd.state == SVMTUNE_KFD_ATTACHED)
 		return;
 
 	if (!svmtune_kfd_same_build(amdgpu, why, sizeof(why)))
@@ -288,10 +291,10 @@ static void svmtune_kfd_attach(struct module *amdgpu)
 		goto failed;
 	}
 
-	svmtune_kfd_amdgpu = amdgpu;
-	svmtune_kfd_major = major;
-	svmtune_kfd_minor = minor;
-	svmtune_kfd_attach_count++;
+	svmtune_kfd.amdgpu = amdgpu;
+	svmtune_kfd.major = major;
+	svmtune_kfd.minor = minor;
+	svmtune_kfd.attach_count++;
 	svmtune_kfd_set_state(SVMTUNE_KFD_ATTACHED, "");
 	pr_info("attached to %s amdgpu (KFD %u.%u)\n",
 		test_bit(TAINT_OOT_MODULE, &amdgpu->taints) ? "the out-of-tree" : "the in-tree",
@@ -309,10 +312,10 @@ failed:
 
 static void svmtune_kfd_detach(const char *why)
 {
-	lockdep_assert_held(&svmtune_kfd_lock);
-	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED) {
+	lockdep_assert_held(&svmtune_kfd.lock);
+	if (svmtune_kfd.state == SVMTUNE_KFD_ATTACHED) {
 		svmtune_kfd_hooks_detach();
-		svmtune_kfd_amdgpu = NULL;
+		svmtune_kfd.amdgpu = NULL;
 		pr_info("detached: %s\n", why);
 	}
 	svmtune_kfd_set_state(SVMTUNE_KFD_WAITING, why);
@@ -325,12 +328,12 @@ static int svmtune_kfd_module_event(struct notifier_block *nb,
 
 	if (!svmtune_kfd_is_amdgpu(mod))
 		return NOTIFY_DONE;
-	mutex_lock(&svmtune_kfd_lock);
-	if (event == MODULE_STATE_LIVE && !svmtune_kfd_exiting)
+	mutex_lock(&svmtune_kfd.lock);
+	if (event == MODULE_STATE_LIVE && !svmtune_kfd.exiting)
 		svmtune_kfd_attach(mod);
 	else if (event == MODULE_STATE_GOING)
 		svmtune_kfd_detach("amdgpu was unloaded; svmtune_kfd attaches again when it is loaded");
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_unlock(&svmtune_kfd.lock);
 	return NOTIFY_OK;
 }
 
@@ -359,18 +362,18 @@ static void svmtune_kfd_attach_loaded(void)
 	if (!kobj)
 		return;
 	mk = container_of(kobj, struct module_kobject, kobj);
-	mutex_lock(&svmtune_kfd_lock);
+	mutex_lock(&svmtune_kfd.lock);
 	if (!mk->mod) {
 		svmtune_kfd_set_state(SVMTUNE_KFD_REFUSED,
 				      "amdgpu is built into the kernel: svmtune_kfd hooks a loadable amdgpu only");
-		pr_warn("not attaching: %s\n", svmtune_kfd_reason);
+		pr_warn("not attaching: %s\n", svmtune_kfd.reason);
 	} else if (try_module_get(mk->mod)) {
 		/* A COMING amdgpu is attached by the LIVE notification. */
 		if (mk->mod->state == MODULE_STATE_LIVE)
 			svmtune_kfd_attach(mk->mod);
 		module_put(mk->mod);
 	}
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_unlock(&svmtune_kfd.lock);
 	kobject_put(kobj);
 }
 
@@ -381,9 +384,9 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	ssize_t n;
 
-	mutex_lock(&svmtune_kfd_lock);
-	n = sysfs_emit(buf, "%s\n", svmtune_kfd_state_names[svmtune_kfd_state]);
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_lock(&svmtune_kfd.lock);
+	n = sysfs_emit(buf, "%s\n", svmtune_kfd_state_names[svmtune_kfd.state]);
+	mutex_unlock(&svmtune_kfd.lock);
 	return n;
 }
 static struct kobj_attribute state_attr = __ATTR_RO(state);
@@ -393,9 +396,9 @@ static ssize_t reason_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	ssize_t n;
 
-	mutex_lock(&svmtune_kfd_lock);
-	n = sysfs_emit(buf, "%s\n", svmtune_kfd_reason);
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_lock(&svmtune_kfd.lock);
+	n = sysfs_emit(buf, "%s\n", svmtune_kfd.reason);
+	mutex_unlock(&svmtune_kfd.lock);
 	return n;
 }
 static struct kobj_attribute reason_attr = __ATTR_RO(reason);
@@ -453,14 +456,14 @@ static ssize_t amdgpu_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	ssize_t n;
 
-	mutex_lock(&svmtune_kfd_lock);
-	if (svmtune_kfd_state == SVMTUNE_KFD_ATTACHED)
+	mutex_lock(&svmtune_kfd.lock);
+	if (svmtune_kfd.state == SVMTUNE_KFD_ATTACHED)
 		n = sysfs_emit(buf, "kfd %u.%u nodes %u attaches %lu\n",
-			       svmtune_kfd_major, svmtune_kfd_minor,
-			       svmtune_kfd_nodes_count(), svmtune_kfd_attach_count);
+			       svmtune_kfd.major, svmtune_kfd.minor,
+			       svmtune_kfd_nodes_count(), svmtune_kfd.attach_count);
 	else
-		n = sysfs_emit(buf, "none attaches %lu\n", svmtune_kfd_attach_count);
-	mutex_unlock(&svmtune_kfd_lock);
+		n = sysfs_emit(buf, "none attaches %lu\n", svmtune_kfd.attach_count);
+	mutex_unlock(&svmtune_kfd.lock);
 	return n;
 }
 static struct kobj_attribute amdgpu_attr = __ATTR_RO(amdgpu);
@@ -470,9 +473,9 @@ static ssize_t svmtune_kfd_show_locked(ssize_t (*show)(char *buf), char *buf)
 {
 	ssize_t n;
 
-	mutex_lock(&svmtune_kfd_lock);
+	mutex_lock(&svmtune_kfd.lock);
 	n = show(buf);
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_unlock(&svmtune_kfd.lock);
 	return n;
 }
 
@@ -525,7 +528,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int i;
 
 	for (i = 0; i < SVMTUNE_KFD_NR_STATS; i++) {
-		u64 v = atomic64_read(&svmtune_kfd_stats[i]);
+		u64 v = atomic64_read(&svmtune_kfd.stats[i]);
 
 		if (i == SVMTUNE_KFD_UNTRACKED_FAULTS)
 			v += svmtune_kfd_untracked_faults();
@@ -545,7 +548,7 @@ static ssize_t pte_fragments_show(struct kobject *kobj,
 	/* Fragment f covers 2^f GPU pages of 4 KiB: print it as KiB. */
 	for (i = 0; i < SVMTUNE_KFD_NR_FRAGMENTS; i++)
 		n += sysfs_emit_at(buf, n, "%lluK %lld\n", 4ULL << i,
-				   (long long)atomic64_read(&svmtune_kfd_fragment_ptes[i]));
+				   (long long)atomic64_read(&svmtune_kfd.fragment_ptes[i]));
 	return n;
 }
 static struct kobj_attribute pte_fragments_attr = __ATTR_RO(pte_fragments);
@@ -556,7 +559,7 @@ static ssize_t retry_filter_show(struct kobject *kobj,
 	if (!SVMTUNE_KFD_HAS_WINDOW)
 		return sysfs_emit(buf, "range (this KFD maps whole ranges)\n");
 	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(svmtune_kfd_filter_per_window) ? "window" : "range");
+			  READ_ONCE(svmtune_kfd.filter_per_window) ? "window" : "range");
 }
 
 /*
@@ -590,7 +593,7 @@ static ssize_t retry_filter_store(struct kobject *kobj,
 		return i;
 	if (i == 1 && !SVMTUNE_KFD_HAS_WINDOW)
 		return -EINVAL;
-	WRITE_ONCE(svmtune_kfd_filter_per_window, i == 1);
+	WRITE_ONCE(svmtune_kfd.filter_per_window, i == 1);
 	return count;
 }
 static struct kobj_attribute retry_filter_attr = __ATTR_RW_MODE(retry_filter, 0644);
@@ -601,7 +604,7 @@ static ssize_t contiguous_vram_show(struct kobject *kobj,
 	if (!SVMTUNE_KFD_HAS_CONTIGUOUS_WISH)
 		return sysfs_emit(buf, "off (this amdgpu fails a BO it cannot make contiguous)\n");
 	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(svmtune_kfd_contiguous_vram) ? "on" : "off");
+			  READ_ONCE(svmtune_kfd.contiguous_vram) ? "on" : "off");
 }
 
 static ssize_t contiguous_vram_store(struct kobject *kobj,
@@ -615,7 +618,7 @@ static ssize_t contiguous_vram_store(struct kobject *kobj,
 		return i;
 	if (i == 1 && !SVMTUNE_KFD_HAS_CONTIGUOUS_WISH)
 		return -EOPNOTSUPP;
-	WRITE_ONCE(svmtune_kfd_contiguous_vram, i == 1);
+	WRITE_ONCE(svmtune_kfd.contiguous_vram, i == 1);
 	return count;
 }
 static struct kobj_attribute contiguous_vram_attr = __ATTR_RW_MODE(contiguous_vram, 0644);
@@ -639,16 +642,15 @@ static const struct attribute_group svmtune_kfd_attr_group = {
 	.attrs = svmtune_kfd_attrs,
 };
 
-static struct kobject *svmtune_kfd_kobj;
-
 static int __init svmtune_kfd_init(void)
 {
 	int ret;
 
-	svmtune_kfd_kobj = kobject_create_and_add("kfd", svmtune_sysfs_dir());
-	if (!svmtune_kfd_kobj)
+	svmtune_kfd_state_init();
+	svmtune_kfd.kobj = kobject_create_and_add("kfd", svmtune_sysfs_dir());
+	if (!svmtune_kfd.kobj)
 		return -ENOMEM;
-	ret = sysfs_create_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
+	ret = sysfs_create_group(svmtune_kfd.kobj, &svmtune_kfd_attr_group);
 	if (ret)
 		goto out_kobj;
 
@@ -659,9 +661,9 @@ static int __init svmtune_kfd_init(void)
 	return 0;
 
 out_group:
-	sysfs_remove_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
+	sysfs_remove_group(svmtune_kfd.kobj, &svmtune_kfd_attr_group);
 out_kobj:
-	kobject_put(svmtune_kfd_kobj);
+	kobject_put(svmtune_kfd.kobj);
 	return ret;
 }
 
@@ -670,19 +672,19 @@ out_kobj:
  * rmmod of amdgpu in between would free amdgpu's text and tracepoints with
  * svmtune_kfd's probes still on them, and the tracepoint core's GOING
  * check would find a probe left. The notifier stays until the hooks are
- * gone, and attaches nothing once svmtune_kfd_exiting is set.
+ * gone, and attaches nothing once svmtune_kfd.exiting is set.
  */
 static void __exit svmtune_kfd_exit(void)
 {
-	mutex_lock(&svmtune_kfd_lock);
-	svmtune_kfd_exiting = true;
+	mutex_lock(&svmtune_kfd.lock);
+	svmtune_kfd.exiting = true;
 	svmtune_kfd_detach("svmtune_kfd is unloading");
-	mutex_unlock(&svmtune_kfd_lock);
+	mutex_unlock(&svmtune_kfd.lock);
 	unregister_module_notifier(&svmtune_kfd_module_nb);
 	/* No hook is left to refuse again; a pending refusal finds it detached. */
-	cancel_work_sync(&svmtune_kfd_refuse_work);
-	sysfs_remove_group(svmtune_kfd_kobj, &svmtune_kfd_attr_group);
-	kobject_put(svmtune_kfd_kobj);
+	cancel_work_sync(&svmtune_kfd.refuse_work);
+	sysfs_remove_group(svmtune_kfd.kobj, &svmtune_kfd_attr_group);
+	kobject_put(svmtune_kfd.kobj);
 }
 
 module_init(svmtune_kfd_init);

@@ -46,10 +46,10 @@
  * partition modes switched back and forth across eight GPUs can use up the
  * engine's 64, and a node past them gets no device (its faults are KFD's).
  *
- * Locking: svmtune_kfd_nodes_lock (a spinlock, any context but hard IRQ)
+ * Locking: svmtune_kfd.nodes_lock (a spinlock, any context but hard IRQ)
  * serialises learning and forgetting and guards each slot's @adev, @vram
- * and @present, and svmtune_kfd_nodes_frozen. Lookups on the fault path take no lock: slots are only
- * appended (svmtune_kfd_nr_nodes is published with a release store after
+ * and @present, and svmtune_kfd.nodes_frozen. Lookups on the fault path take no lock: slots are only
+ * appended (svmtune_kfd.nr_nodes is published with a release store after
  * the slot is filled), a slot's gpu_id never changes while attached, and
  * its device is used only once @registered is set (release, after
  * svmtune_device_register() returned). The worker registers with no lock
@@ -65,42 +65,15 @@
 #include "svmtune_kfd_compat.h"
 #include "svmtune_kfd.h"
 
-/*
- * The most nodes one attach learns: the engine's own device id limit
- * (eight MI300X in CPX mode are 64 nodes). Past it, or past free engine
- * ids, a node is listed without a device and its faults are KFD's alone.
- */
-#define SVMTUNE_KFD_MAX_NODES	SVMTUNE_LOC_MAX_DEVICE
-
 /**
- * struct svmtune_kfd_node_slot - a KFD node svmtune_kfd learned
- * @info: what was copied of the node when it was learned or added
- * @present: KFD has the node; under svmtune_kfd_nodes_lock
- * @registered: @dev is registered with the engine
- * @failed: registering @dev failed (no engine id free); not tried again
- * @name: @dev's name
- * @dev: the engine's device for the node
+ * DOC: Locking
  *
- * @info.gpu_id never changes while attached; @info.adev is NULL while the
- * node is absent.
+ * ``svmtune_kfd.nodes_lock`` (spinlock, IRQ-safe)
+ *     Protects the table of KFD nodes learned (``svmtune_kfd.nodes``,
+ *     ``svmtune_kfd.nodes_frozen``, the writes of
+ *     ``svmtune_kfd.nr_nodes``, which lookups read without it, with
+ *     acquire) and their engine devices' memory figures. Innermost.
  */
-struct svmtune_kfd_node_slot {
-	struct svmtune_kfd_node_info info;
-	bool present;
-	bool registered;
-	bool failed;
-	char name[32];
-	struct svmtune_device dev;
-};
-
-static struct svmtune_kfd_node_slot svmtune_kfd_nodes[SVMTUNE_KFD_MAX_NODES];
-static unsigned int svmtune_kfd_nr_nodes;
-/* Detaching: nothing is learned or added any more. */
-static bool svmtune_kfd_nodes_frozen;
-static DEFINE_SPINLOCK(svmtune_kfd_nodes_lock);
-
-static void svmtune_kfd_nodes_worker(struct work_struct *work);
-static DECLARE_WORK(svmtune_kfd_nodes_work, svmtune_kfd_nodes_worker);
 
 static const struct svmtune_device_ops svmtune_kfd_node_ops;
 
@@ -108,7 +81,7 @@ static const struct svmtune_device_ops svmtune_kfd_node_ops;
 static unsigned int svmtune_kfd_nodes_published(void)
 {
 	/* Pairs with the release in svmtune_kfd_node_slot_new(). */
-	return smp_load_acquire(&svmtune_kfd_nr_nodes);
+	return smp_load_acquire(&svmtune_kfd.nr_nodes);
 }
 
 /* Whether @kn's engine device is registered: without the lock. */
@@ -124,31 +97,31 @@ static struct svmtune_kfd_node_slot *svmtune_kfd_node_find(u32 gpu_id)
 	unsigned int i, n = svmtune_kfd_nodes_published();
 
 	for (i = 0; i < n; i++)
-		if (svmtune_kfd_nodes[i].info.gpu_id == gpu_id)
-			return &svmtune_kfd_nodes[i];
+		if (svmtune_kfd.nodes[i].info.gpu_id == gpu_id)
+			return &svmtune_kfd.nodes[i];
 	return NULL;
 }
 
 /*
  * A new slot for @info, present or not, or NULL if the table is full or
- * svmtune_kfd is detaching. svmtune_kfd_nodes_lock held.
+ * svmtune_kfd is detaching. svmtune_kfd.nodes_lock held.
  */
 static struct svmtune_kfd_node_slot *
 svmtune_kfd_node_slot_new(const struct svmtune_kfd_node_info *info, bool present)
 {
 	struct svmtune_kfd_node_slot *kn;
 
-	lockdep_assert_held(&svmtune_kfd_nodes_lock);
-	if (svmtune_kfd_nodes_frozen || svmtune_kfd_nr_nodes == SVMTUNE_KFD_MAX_NODES)
+	lockdep_assert_held(&svmtune_kfd.nodes_lock);
+	if (svmtune_kfd.nodes_frozen || svmtune_kfd.nr_nodes == SVMTUNE_KFD_MAX_NODES)
 		return NULL;
-	kn = &svmtune_kfd_nodes[svmtune_kfd_nr_nodes];
+	kn = &svmtune_kfd.nodes[svmtune_kfd.nr_nodes];
 	kn->info = *info;
 	if (!present)
 		kn->info.adev = NULL;
 	kn->present = present;
 	snprintf(kn->name, sizeof(kn->name), "amdgpu-kfd-%u", info->gpu_id);
 	/* Lookups without the lock see the slot filled. */
-	smp_store_release(&svmtune_kfd_nr_nodes, svmtune_kfd_nr_nodes + 1);
+	smp_store_release(&svmtune_kfd.nr_nodes, svmtune_kfd.nr_nodes + 1);
 	return kn;
 }
 
@@ -161,12 +134,12 @@ static void svmtune_kfd_node_learn(const struct svmtune_kfd_node_info *info)
 	unsigned long flags;
 	bool queue = false;
 
-	spin_lock_irqsave(&svmtune_kfd_nodes_lock, flags);
+	spin_lock_irqsave(&svmtune_kfd.nodes_lock, flags);
 	if (!svmtune_kfd_node_find(info->gpu_id))
 		queue = svmtune_kfd_node_slot_new(info, true) != NULL;
-	spin_unlock_irqrestore(&svmtune_kfd_nodes_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.nodes_lock, flags);
 	if (queue)
-		queue_work(system_wq, &svmtune_kfd_nodes_work);
+		queue_work(system_wq, &svmtune_kfd.nodes_work);
 }
 
 /**
@@ -206,7 +179,7 @@ struct svmtune_device *svmtune_kfd_node_device_by_adev(const struct amdgpu_devic
 	unsigned int i, n = svmtune_kfd_nodes_published();
 
 	for (i = 0; i < n; i++) {
-		struct svmtune_kfd_node_slot *kn = &svmtune_kfd_nodes[i];
+		struct svmtune_kfd_node_slot *kn = &svmtune_kfd.nodes[i];
 
 		if (READ_ONCE(kn->info.adev) == adev && READ_ONCE(kn->present) &&
 		    svmtune_kfd_node_registered(kn))
@@ -227,7 +200,7 @@ bool svmtune_kfd_node_pgmap(const struct dev_pagemap *pgmap)
 	unsigned int i, n = svmtune_kfd_nodes_published();
 
 	for (i = 0; i < n; i++) {
-		struct amdgpu_device *adev = READ_ONCE(svmtune_kfd_nodes[i].info.adev);
+		struct amdgpu_device *adev = READ_ONCE(svmtune_kfd.nodes[i].info.adev);
 
 		if (adev && svmtune_kfd_vram_pgmap(adev) == pgmap)
 			return true;
@@ -248,20 +221,20 @@ void svmtune_kfd_node_added(const struct svmtune_kfd_node_info *info)
 	unsigned long flags;
 	bool queue = false;
 
-	spin_lock_irqsave(&svmtune_kfd_nodes_lock, flags);
+	spin_lock_irqsave(&svmtune_kfd.nodes_lock, flags);
 	kn = svmtune_kfd_node_find(info->gpu_id);
 	if (!kn) {
 		queue = svmtune_kfd_node_slot_new(info, true) != NULL;
-	} else if (!svmtune_kfd_nodes_frozen) {
+	} else if (!svmtune_kfd.nodes_frozen) {
 		WRITE_ONCE(kn->info.vram, info->vram);
 		kn->info.apu = info->apu;
 		WRITE_ONCE(kn->info.adev, info->adev);
 		WRITE_ONCE(kn->present, true);
 		queue = !kn->registered;	/* removed before it was learned */
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_nodes_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.nodes_lock, flags);
 	if (queue)
-		queue_work(system_wq, &svmtune_kfd_nodes_work);
+		queue_work(system_wq, &svmtune_kfd.nodes_work);
 }
 
 /**
@@ -277,7 +250,7 @@ void svmtune_kfd_node_gone(const struct svmtune_kfd_node_info *info)
 	struct svmtune_kfd_node_slot *kn;
 	unsigned long flags;
 
-	spin_lock_irqsave(&svmtune_kfd_nodes_lock, flags);
+	spin_lock_irqsave(&svmtune_kfd.nodes_lock, flags);
 	kn = svmtune_kfd_node_find(info->gpu_id);
 	if (kn) {
 		WRITE_ONCE(kn->present, false);
@@ -285,7 +258,7 @@ void svmtune_kfd_node_gone(const struct svmtune_kfd_node_info *info)
 	} else {
 		svmtune_kfd_node_slot_new(info, false);
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_nodes_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.nodes_lock, flags);
 }
 
 /*
@@ -309,7 +282,7 @@ static void svmtune_kfd_node_mem_info(struct svmtune_device *dev, u64 *total,
 
 	*total = 0;
 	*free = 0;
-	spin_lock_irqsave(&svmtune_kfd_nodes_lock, flags);
+	spin_lock_irqsave(&svmtune_kfd.nodes_lock, flags);
 	adev = kn->info.adev;
 	if (kn->present && adev) {
 		*total = kn->info.vram;
@@ -319,7 +292,7 @@ static void svmtune_kfd_node_mem_info(struct svmtune_device *dev, u64 *total,
 			*free = min(kn->info.vram, gpu_vram > used ? gpu_vram - used : 0);
 		}
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_nodes_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.nodes_lock, flags);
 }
 
 static const struct svmtune_device_ops svmtune_kfd_node_ops = {
@@ -327,13 +300,13 @@ static const struct svmtune_device_ops svmtune_kfd_node_ops = {
 };
 
 /* Register the engine devices of present nodes that have none yet. */
-static void svmtune_kfd_nodes_worker(struct work_struct *work)
+void svmtune_kfd_nodes_worker(struct work_struct *work)
 {
 	unsigned int i, n = svmtune_kfd_nodes_published();
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		struct svmtune_kfd_node_slot *kn = &svmtune_kfd_nodes[i];
+		struct svmtune_kfd_node_slot *kn = &svmtune_kfd.nodes[i];
 
 		if (kn->registered || kn->failed || !READ_ONCE(kn->present))
 			continue;
@@ -365,13 +338,13 @@ void svmtune_kfd_nodes_freeze(void)
 {
 	unsigned int i;
 
-	spin_lock_irq(&svmtune_kfd_nodes_lock);
-	svmtune_kfd_nodes_frozen = true;
-	for (i = 0; i < svmtune_kfd_nr_nodes; i++) {
-		WRITE_ONCE(svmtune_kfd_nodes[i].present, false);
-		WRITE_ONCE(svmtune_kfd_nodes[i].info.adev, NULL);
+	spin_lock_irq(&svmtune_kfd.nodes_lock);
+	svmtune_kfd.nodes_frozen = true;
+	for (i = 0; i < svmtune_kfd.nr_nodes; i++) {
+		WRITE_ONCE(svmtune_kfd.nodes[i].present, false);
+		WRITE_ONCE(svmtune_kfd.nodes[i].info.adev, NULL);
 	}
-	spin_unlock_irq(&svmtune_kfd_nodes_lock);
+	spin_unlock_irq(&svmtune_kfd.nodes_lock);
 }
 
 /**
@@ -383,13 +356,13 @@ void svmtune_kfd_nodes_reset(void)
 {
 	unsigned int i;
 
-	cancel_work_sync(&svmtune_kfd_nodes_work);
-	for (i = 0; i < svmtune_kfd_nr_nodes; i++)
-		if (svmtune_kfd_nodes[i].registered)
-			svmtune_device_unregister(&svmtune_kfd_nodes[i].dev);
-	memset(svmtune_kfd_nodes, 0, sizeof(svmtune_kfd_nodes));
-	WRITE_ONCE(svmtune_kfd_nr_nodes, 0);
-	WRITE_ONCE(svmtune_kfd_nodes_frozen, false);
+	cancel_work_sync(&svmtune_kfd.nodes_work);
+	for (i = 0; i < svmtune_kfd.nr_nodes; i++)
+		if (svmtune_kfd.nodes[i].registered)
+			svmtune_device_unregister(&svmtune_kfd.nodes[i].dev);
+	memset(svmtune_kfd.nodes, 0, sizeof(svmtune_kfd.nodes));
+	WRITE_ONCE(svmtune_kfd.nr_nodes, 0);
+	WRITE_ONCE(svmtune_kfd.nodes_frozen, false);
 }
 
 /**
@@ -412,7 +385,7 @@ unsigned int svmtune_kfd_nodes_apu(void)
 	unsigned int i, n = svmtune_kfd_nodes_published(), apu = 0;
 
 	for (i = 0; i < n; i++)
-		apu += READ_ONCE(svmtune_kfd_nodes[i].info.apu);
+		apu += READ_ONCE(svmtune_kfd.nodes[i].info.apu);
 	return apu;
 }
 
@@ -433,7 +406,7 @@ ssize_t svmtune_kfd_nodes_show(char *buf)
 	ssize_t len = 0;
 
 	for (i = 0; i < n; i++) {
-		struct svmtune_kfd_node_slot *kn = &svmtune_kfd_nodes[i];
+		struct svmtune_kfd_node_slot *kn = &svmtune_kfd.nodes[i];
 		char id[16] = "none";
 
 		if (svmtune_kfd_node_registered(kn))

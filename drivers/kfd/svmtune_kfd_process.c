@@ -38,26 +38,36 @@
  * reported from KFD: amdgpu's page tables have no accessed bit KFD reads,
  * so on hardware nothing tells a page the GPU used from one it did not.
  */
-#define SVMTUNE_KFD_ATTACH_SLOTS	32
 
-static struct mm_struct *svmtune_kfd_attach_mms[SVMTUNE_KFD_ATTACH_SLOTS];
-static DEFINE_SPINLOCK(svmtune_kfd_attach_lock);
-/* Detaching: the worker drops what it finds instead of attaching it. */
-static bool svmtune_kfd_attach_stopping;
+/**
+ * DOC: Locking
+ *
+ * ``svmtune_kfd.attach_lock`` (spinlock, IRQ-safe)
+ *     Protects the table of address spaces waiting for the attach worker
+ *     and whether the worker is stopping. Innermost; the worker drops it
+ *     before svmtune_mm_attach(), which takes ``mmap_lock`` for writing (it
+ *     registers an mmu notifier). The hooks never attach an address space
+ *     themselves: they park it (with mmgrab()) for the worker, which
+ *     attaches it with no KFD lock held and only while its users are alive
+ *     (mmget_not_zero()). Detach, after the hooks are gone, stops the
+ *     worker and drops what is parked without attaching it (an unload
+ *     takes no process's ``mmap_lock``), so no ``mm_struct`` reference
+ *     outlives svmtune_kfd.
+ */
 
-static void svmtune_kfd_attach_worker(struct work_struct *work)
+void svmtune_kfd_attach_worker(struct work_struct *work)
 {
 	struct mm_struct *mm;
 	int i;
 
 	for (i = 0; i < SVMTUNE_KFD_ATTACH_SLOTS; i++) {
-		spin_lock_irq(&svmtune_kfd_attach_lock);
-		mm = svmtune_kfd_attach_mms[i];
-		svmtune_kfd_attach_mms[i] = NULL;
-		spin_unlock_irq(&svmtune_kfd_attach_lock);
+		spin_lock_irq(&svmtune_kfd.attach_lock);
+		mm = svmtune_kfd.attach_mms[i];
+		svmtune_kfd.attach_mms[i] = NULL;
+		spin_unlock_irq(&svmtune_kfd.attach_lock);
 		if (!mm)
 			continue;
-		if (READ_ONCE(svmtune_kfd_attach_stopping)) {
+		if (READ_ONCE(svmtune_kfd.attach_stopping)) {
 			svmtune_kfd_count(SVMTUNE_KFD_ATTACH_DROPPED, 1);
 		} else if (mmget_not_zero(mm)) {
 			if (!svmtune_mm_attach(mm))
@@ -70,8 +80,6 @@ static void svmtune_kfd_attach_worker(struct work_struct *work)
 	}
 }
 
-static DECLARE_WORK(svmtune_kfd_attach_work, svmtune_kfd_attach_worker);
-
 /*
  * Have the engine attach @mm soon, unless it has state already. Any
  * context but hard IRQ; the caller keeps @mm's struct alive.
@@ -83,25 +91,25 @@ void svmtune_kfd_attach_later(struct mm_struct *mm)
 
 	if (!mm || svmtune_mm_attached(mm))
 		return;
-	spin_lock_irqsave(&svmtune_kfd_attach_lock, flags);
+	spin_lock_irqsave(&svmtune_kfd.attach_lock, flags);
 	for (i = 0; i < SVMTUNE_KFD_ATTACH_SLOTS; i++) {
-		if (svmtune_kfd_attach_mms[i] == mm)
+		if (svmtune_kfd.attach_mms[i] == mm)
 			break;
-		if (!svmtune_kfd_attach_mms[i] && free < 0)
+		if (!svmtune_kfd.attach_mms[i] && free < 0)
 			free = i;
 	}
 	if (i == SVMTUNE_KFD_ATTACH_SLOTS && free >= 0) {
 		mmgrab(mm);
-		svmtune_kfd_attach_mms[free] = mm;
-		queue_work(system_wq, &svmtune_kfd_attach_work);
+		svmtune_kfd.attach_mms[free] = mm;
+		queue_work(system_wq, &svmtune_kfd.attach_work);
 	}
-	spin_unlock_irqrestore(&svmtune_kfd_attach_lock, flags);
+	spin_unlock_irqrestore(&svmtune_kfd.attach_lock, flags);
 }
 
 /* Attaching: the worker attaches what is parked again. */
 void svmtune_kfd_attach_resume(void)
 {
-	WRITE_ONCE(svmtune_kfd_attach_stopping, false);
+	WRITE_ONCE(svmtune_kfd.attach_stopping, false);
 }
 
 /*
@@ -110,8 +118,8 @@ void svmtune_kfd_attach_resume(void)
  */
 void svmtune_kfd_attach_flush(void)
 {
-	WRITE_ONCE(svmtune_kfd_attach_stopping, true);
-	cancel_work_sync(&svmtune_kfd_attach_work);
+	WRITE_ONCE(svmtune_kfd.attach_stopping, true);
+	cancel_work_sync(&svmtune_kfd.attach_work);
 	svmtune_kfd_attach_worker(NULL);
 }
 
@@ -152,33 +160,32 @@ static u8 svmtune_kfd_granularity_floor(unsigned int shift, u8 kfd)
 
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 /*
- * amdgpu's svm_default_granularity parameter (log2 pages, writable at run
- * time), which KFD copies into each new process's default granularity at
+ * Find amdgpu's svm_default_granularity parameter (log2 pages, writable at
+ * run time), which KFD copies into each new process's default granularity at
  * svm_range_list_init(), capped at 0x1b: the size of every range a GPU
  * fault creates in memory the process never registered (kfd_svm.c,
- * svm_range_create_unregistered_range()). Found by name in the attached
- * amdgpu's parameters, NULL if it has none (then nothing is written).
+ * svm_range_create_unregistered_range()), by name in the attached
+ * amdgpu's parameters: svmtune_kfd.amdgpu_granularity, NULL if it has none
+ * (then nothing is written).
  */
-static const unsigned int *svmtune_kfd_amdgpu_granularity;
-
 void svmtune_kfd_find_granularity(struct module *amdgpu)
 {
 	unsigned int i;
 
-	svmtune_kfd_amdgpu_granularity = NULL;
+	svmtune_kfd.amdgpu_granularity = NULL;
 	for (i = 0; i < amdgpu->num_kp; i++)
 		if (!strcmp(amdgpu->kp[i].name, "svm_default_granularity") &&
 		    amdgpu->kp[i].ops == &param_ops_uint)
-			svmtune_kfd_amdgpu_granularity = amdgpu->kp[i].arg;
+			svmtune_kfd.amdgpu_granularity = amdgpu->kp[i].arg;
 }
 
 /* KFD's own default granularity for a new process, in KFD's units. */
 static bool svmtune_kfd_kfd_granularity(u8 *gran)
 {
-	if (!svmtune_kfd_amdgpu_granularity)
+	if (!svmtune_kfd.amdgpu_granularity)
 		return false;
 	/* As svm_range_list_init() computes it, u8 cast included. */
-	*gran = min_t(u8, READ_ONCE(*svmtune_kfd_amdgpu_granularity), 0x1b);
+	*gran = min_t(u8, READ_ONCE(*svmtune_kfd.amdgpu_granularity), 0x1b);
 	return true;
 }
 

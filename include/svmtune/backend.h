@@ -1,12 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * svmtune: the interface between the policy engine (svmtune.ko) and the
- * backends that own the mechanism (svmtune_emu.ko, svmtune_kfd.ko).
+ * backends that own the mechanism (svmtune_emu.ko, svmtune_kfd.ko). The
+ * engine never calls into memory management on a backend's behalf.
+ */
+
+/**
+ * DOC: Fault flow
  *
- * A fault flows one way: the backend takes a fault, asks the engine with
- * svmtune_decide(), migrates or maps what the decision says, and reports
- * what it did with svmtune_account(). The engine never calls into memory
- * management on a backend's behalf. See Documentation/design.rst.
+ * This header is the only door between policy and
+ * mechanism. A backend:
+ *
+ * 1. registers each device with ``svmtune_device_register()`` (the engine
+ *    gives it an id, 1 to 64, usable as a preferred location);
+ * 2. calls ``svmtune_mm_attach(mm)`` when a context binds to an address
+ *    space, so the engine keeps per-process state for it (the state lives
+ *    until the address space is torn down; ``svmtune_mm_attached(mm)``, which
+ *    never sleeps, says whether it exists);
+ * 3. on every fault, fills a ``struct svmtune_fault`` (device or CPU fault,
+ *    address, the limits the window must stay in: the VMA; ``fixed`` when
+ *    the mechanism moves those limits whatever the window) and calls
+ *    ``svmtune_decide()`` (``svmtune_decide_atomic()`` from a context that
+ *    cannot sleep: it allocates with ``GFP_NOWAIT`` and decides without range
+ *    state if that fails), which answers a ``struct svmtune_decision``: the
+ *    window ``[start, end)``, the granularity it was cut from, the action
+ *    (migrate to ``dest``, or map remotely); a backend's pass-through mode,
+ *    the baseline the engine is measured against, asks
+ *    ``svmtune_decide_fixed()`` instead: the window cut as the engine cuts
+ *    its own, with no policy, state or knob read and nothing recorded;
+ * 4. migrates and maps what the decision says, then reports what moved with
+ *    one ``svmtune_account()`` (counts, and the run of pages that moved,
+ *    ``moved_start`` to ``moved_end``; further runs with
+ *    ``svmtune_note_resident()``); pages that leave a device without the
+ *    device having touched them are reported with
+ *    ``svmtune_account_waste()``;
+ * 5. where it sees them, reports what the device's accesses showed (TLB
+ *    lookups, the first use of pages that arrived) with
+ *    ``svmtune_note_access()``, batched, and before the device's next fault.
+ *
+ * One state look-up and one lock round per call: a 4 KiB device fault on
+ * the emulated GPU costs the engine three calls (decide, account, the
+ * access report), each one look-up of the address space's state.
+ *
+ * So a fault flows one way: backend fault, engine decision, backend migrates
+ * or maps, engine statistics.
  */
 #ifndef _SVMTUNE_BACKEND_H
 #define _SVMTUNE_BACKEND_H
