@@ -56,7 +56,6 @@
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
-#include <linux/btf_ids.h>
 #include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
@@ -139,7 +138,7 @@ static bool svmtune_bpf_valid(const struct svmtune_device *dev,
 	case SVMTUNE_BPF_MAP_REMOTE:
 		/* A CPU fault always brings its pages home. */
 		return !cpu && (out->dest == SVMTUNE_LOC_SYSTEM ||
-				svmtune_device_live_locked(out->dest));
+				svmtune_device_id_live(out->dest));
 	default:
 		return false;
 	}
@@ -226,15 +225,26 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 	return true;
 }
 
-/* What a struct_ops program may write: its decision, nothing else. */
-static const struct btf_type *svmtune_bpf_decision_type;
-BTF_ID_LIST_SINGLE(svmtune_bpf_decision_ids, struct, svmtune_bpf_decision)
+/*
+ * What a struct_ops program may write: its decision, nothing else. The
+ * decision's BTF type is learnt from the verifier itself: both callbacks
+ * take (fault, decision), and btf_ctx_access() resolves the second
+ * argument's type from the callback's prototype in svmtune.ko's BTF, as
+ * the running kernel relocated it (7.x distils a module's base BTF and
+ * renumbers its types at load; the module cannot relocate a BTF_ID list
+ * itself). A write through any other pointer, the fault's included, is
+ * refused.
+ */
+static const struct btf *svmtune_bpf_decision_btf;
+static u32 svmtune_bpf_decision_id;
 
 static int svmtune_bpf_btf_struct_access(struct bpf_verifier_log *log,
 					 const struct bpf_reg_state *reg,
 					 int off, int size)
 {
-	if (btf_type_by_id(reg->btf, reg->btf_id) != svmtune_bpf_decision_type) {
+	if (!READ_ONCE(svmtune_bpf_decision_id) ||
+	    reg->btf != READ_ONCE(svmtune_bpf_decision_btf) ||
+	    reg->btf_id != READ_ONCE(svmtune_bpf_decision_id)) {
 		bpf_log(log, "svmtune_ops: only the decision is writable\n");
 		return -EACCES;
 	}
@@ -252,7 +262,14 @@ static bool svmtune_bpf_is_valid_access(int off, int size,
 					const struct bpf_prog *prog,
 					struct bpf_insn_access_aux *info)
 {
-	return bpf_tracing_btf_ctx_access(off, size, type, prog, info);
+	if (!bpf_tracing_btf_ctx_access(off, size, type, prog, info))
+		return false;
+	/* The second argument of every callback: the decision. */
+	if (off == sizeof(u64) && info->btf && info->btf_id) {
+		WRITE_ONCE(svmtune_bpf_decision_btf, info->btf);
+		WRITE_ONCE(svmtune_bpf_decision_id, info->btf_id);
+	}
+	return true;
 }
 
 static const struct bpf_func_proto *
@@ -269,9 +286,7 @@ static const struct bpf_verifier_ops svmtune_bpf_verifier_ops = {
 
 static int svmtune_bpf_init(struct btf *btf)
 {
-	svmtune_bpf_decision_type = btf_type_by_id(btf,
-						   svmtune_bpf_decision_ids[0]);
-	return svmtune_bpf_decision_type ? 0 : -EINVAL;
+	return 0;
 }
 
 /* Callbacks run under a spinlock: no sleepable program. */

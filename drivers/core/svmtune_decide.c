@@ -104,20 +104,6 @@ static unsigned int svmtune_decide_size(struct svmtune_decide_state *st)
  * Stage 3, the cut: the block of 2^@shift bytes around the fault, within
  * the limits (or the backend's fixed window), and its PTE fragment.
  */
-/* The block of 2^@shift bytes around @addr, within [@lo, @hi), in @d. */
-void svmtune_window_cut(unsigned long addr, unsigned long lo,
-			       unsigned long hi, unsigned int shift,
-			       struct svmtune_decision *d)
-{
-	unsigned long base = ALIGN_DOWN(addr, 1UL << shift);
-
-	d->granularity = shift;
-	d->start = max(lo, base);
-	d->end = min(hi, base + (1UL << shift));
-	if (d->end <= addr)	/* the block end overflowed */
-		d->end = hi;
-}
-
 static void svmtune_decide_cut(struct svmtune_decide_state *st,
 			       unsigned int shift, struct svmtune_decision *d)
 {

@@ -231,9 +231,22 @@ struct svmtune_block {
 	unsigned long base;
 };
 
-/* svmtune_decide.c */
-void svmtune_window_cut(unsigned long addr, unsigned long lo, unsigned long hi,
-			unsigned int shift, struct svmtune_decision *d);
+/* svmtune_target.c */
+struct mm_struct *svmtune_target_mm(u32 pid);
+
+/* The block of 2^@shift bytes around @addr, within [@lo, @hi), in @d. */
+static inline void svmtune_window_cut(unsigned long addr, unsigned long lo,
+				      unsigned long hi, unsigned int shift,
+				      struct svmtune_decision *d)
+{
+	unsigned long base = ALIGN_DOWN(addr, 1UL << shift);
+
+	d->granularity = shift;
+	d->start = max(lo, base);
+	d->end = min(hi, base + (1UL << shift));
+	if (d->end <= addr)	/* the block end overflowed */
+		d->end = hi;
+}
 
 /* svmtune_bpf.c */
 #define SVMTUNE_BPF_MAX_ATTACHED	64
@@ -282,6 +295,7 @@ void svmtune_policy_apply(struct svmtune_policy *dst, u32 set,
 			  const struct svmtune_policy *src);
 void svmtune_policy_device_live(u32 id, bool live);
 bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol);
+bool svmtune_device_id_live(u32 id);
 
 /**
  * struct svmtune_charge - allocations charged to an address space's memcg
@@ -413,7 +427,6 @@ void svmtune_sysfs_exit(void);
 /* svmtune_chardev.c */
 int svmtune_chardev_init(void);
 void svmtune_chardev_exit(void);
-struct mm_struct *svmtune_target_mm(u32 pid);
 void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out,
 			      struct svmtune_mitigations *mit);
 

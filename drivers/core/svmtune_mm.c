@@ -300,6 +300,21 @@ void svmtune_policy_device_live(u32 id, bool live)
 }
 
 /**
+ * svmtune_device_id_live() - whether device @id is registered
+ * @id: a device id
+ *
+ * Ordered against svmtune_mm_forget_device() where the caller holds the
+ * svmtune_mm.lock of the address space it decides for (a fault's
+ * decision, a policy write).
+ *
+ * Return: true while @id is registered.
+ */
+bool svmtune_device_id_live(u32 id)
+{
+	return id <= SVMTUNE_LOC_MAX_DEVICE && test_bit(id, svmtune_device_live);
+}
+
+/**
  * svmtune_policy_names_dead_device() - whether a policy names a device
  *	that is not registered (any more)
  * @set: SVMTUNE_POLICY_* bits of the fields of @pol about to be applied
@@ -315,8 +330,7 @@ bool svmtune_policy_names_dead_device(u32 set, const struct svmtune_policy *pol)
 	u32 loc = pol->preferred_loc;
 
 	return (set & SVMTUNE_POLICY_PREFERRED_LOC) && loc != SVMTUNE_LOC_UNSET &&
-	       loc != SVMTUNE_LOC_SYSTEM &&
-	       !(loc <= SVMTUNE_LOC_MAX_DEVICE && test_bit(loc, svmtune_device_live));
+	       loc != SVMTUNE_LOC_SYSTEM && !svmtune_device_id_live(loc);
 }
 
 /* Ranges [start, end) needs that do not exist yet: the gaps, plus splits. */

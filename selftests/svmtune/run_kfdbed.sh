@@ -225,6 +225,58 @@ if load_bed managed-svmtune num_gpus=2 vram_mb=64; then
 	unload_svmtune
 fi
 
+# 3h. The same program under a BPF policy on KFD's own code: svmtune_ops
+#     program fixed64k (64 KiB windows for every device fault), attached
+#     globally with tools/svmtune-policy as an operator would; every result
+#     checked, the program called and its answers used, none refused;
+#     stopping the tool detaches it. Skipped, with the reason, where
+#     programmable policy is unavailable.
+if load_bed managed-bpf num_gpus=2 vram_mb=64; then
+	if ! modprobe svmtune_kfd; then
+		fail managed-bpf:load "modprobe svmtune_kfd failed"
+	elif [ "$(cat /sys/kernel/svmtune/bpf/state)" != available ]; then
+		echo "svmtune-test SKIP kfdbed:managed-bpf programmable policy $(cat /sys/kernel/svmtune/bpf/state)"
+	else
+		sleep 600 | "$dir/svmtune-policy" attach "$dir/bpf/svmtune_fixed64k.bpf.o" fixed64k >/tmp/policy.out 2>&1 &
+		i=0
+		while ! grep -q '^attached' /tmp/policy.out && [ $i -lt 300 ]; do
+			usleep 100000 2>/dev/null || sleep 1
+			i=$((i + 1))
+		done
+		if grep -q '^attached fixed64k' /tmp/policy.out; then
+			"$managed" >/tmp/kfdbed.out 2>&1
+			results managed-bpf /tmp/kfdbed.out $?
+			calls=$(cat /sys/kernel/svmtune/bpf/calls)
+			replaced=$(cat /sys/kernel/svmtune/bpf/replaced)
+			refused=$(cat /sys/kernel/svmtune/bpf/refused)
+			if [ "$calls" -gt 0 ] && [ "$replaced" = "$calls" ] && [ "$refused" = 0 ]; then
+				echo "svmtune-test PASS kfdbed:managed-bpf:program-decided-kfd-faults"
+			else
+				fail managed-bpf:program-decided-kfd-faults "calls $calls replaced $replaced refused $refused"
+			fi
+			pkill -TERM -f 'svmtune-policy attach'
+			i=0
+			while pgrep -f 'svmtune-policy attach' >/dev/null && [ $i -lt 300 ]; do
+				usleep 100000 2>/dev/null || sleep 1
+				i=$((i + 1))
+			done
+			# Detached: KFD's faults no longer reach the program.
+			"$managed" >/tmp/kfdbed.out 2>&1
+			if [ "$(cat /sys/kernel/svmtune/bpf/calls)" = "$calls" ] && ! grep -q '^not ok' /tmp/kfdbed.out; then
+				echo "svmtune-test PASS kfdbed:managed-bpf:stopped-program-detached"
+			else
+				fail managed-bpf:stopped-program-detached "calls $calls then $(cat /sys/kernel/svmtune/bpf/calls)"
+			fi
+		else
+			fail managed-bpf:attach "svmtune-policy: $(cat /tmp/policy.out)"
+		fi
+		pkill -TERM -f 'svmtune-policy attach'
+		pkill -f 'sleep 600'
+	fi
+	unload_bed managed-bpf
+	unload_svmtune
+fi
+
 # 3f. A fault storm as MI200/MI300 make one (kfdbed_storm): 256 waves on
 #     each of two GPUs over 64 MiB, faulting at once through the retry CAM;
 #     every byte checked, the CAM's held-back repeats, re-raises and KFD's
