@@ -237,9 +237,12 @@ if load_bed managed-bpf num_gpus=2 vram_mb=64; then
 	elif [ "$(cat /sys/kernel/svmtune/bpf/state)" != available ]; then
 		echo "svmtune-test SKIP kfdbed:managed-bpf programmable policy $(cat /sys/kernel/svmtune/bpf/state)"
 	else
-		sleep 600 | "$dir/svmtune-policy" attach "$dir/bpf/svmtune_fixed64k.bpf.o" fixed64k >/tmp/policy.out 2>&1 &
+		rm -f /tmp/policy.in && mkfifo /tmp/policy.in
+		"$dir/svmtune-policy" attach "$dir/bpf/svmtune_fixed64k.bpf.o" fixed64k </tmp/policy.in >/tmp/policy.out 2>&1 &
+		policy=$!
+		exec 3>/tmp/policy.in
 		i=0
-		while ! grep -q '^attached' /tmp/policy.out && [ $i -lt 300 ]; do
+		while ! grep -q '^attached' /tmp/policy.out && kill -0 $policy 2>/dev/null && [ $i -lt 300 ]; do
 			usleep 100000 2>/dev/null || sleep 1
 			i=$((i + 1))
 		done
@@ -254,24 +257,23 @@ if load_bed managed-bpf num_gpus=2 vram_mb=64; then
 			else
 				fail managed-bpf:program-decided-kfd-faults "calls $calls replaced $replaced refused $refused"
 			fi
-			pkill -TERM -f 'svmtune-policy attach'
-			i=0
-			while pgrep -f 'svmtune-policy attach' >/dev/null && [ $i -lt 300 ]; do
-				usleep 100000 2>/dev/null || sleep 1
-				i=$((i + 1))
-			done
+			kill -TERM $policy
+			wait $policy
 			# Detached: KFD's faults no longer reach the program.
 			"$managed" >/tmp/kfdbed.out 2>&1
-			if [ "$(cat /sys/kernel/svmtune/bpf/calls)" = "$calls" ] && ! grep -q '^not ok' /tmp/kfdbed.out; then
+			if ! kill -0 $policy 2>/dev/null &&
+			   [ "$(cat /sys/kernel/svmtune/bpf/calls)" = "$calls" ] &&
+			   ! grep -q '^not ok' /tmp/kfdbed.out; then
 				echo "svmtune-test PASS kfdbed:managed-bpf:stopped-program-detached"
 			else
 				fail managed-bpf:stopped-program-detached "calls $calls then $(cat /sys/kernel/svmtune/bpf/calls)"
 			fi
 		else
 			fail managed-bpf:attach "svmtune-policy: $(cat /tmp/policy.out)"
+			kill -TERM $policy 2>/dev/null
+			wait $policy
 		fi
-		pkill -TERM -f 'svmtune-policy attach'
-		pkill -f 'sleep 600'
+		exec 3>&-
 	fi
 	unload_bed managed-bpf
 	unload_svmtune

@@ -24,12 +24,15 @@ check() { # NAME COMMAND...
 	fi
 }
 
-# attach_bg: the tool attached in the background, its stdin held open by
-# a sleep; waits for "attached" (or its exit). Sets $bgpid and $holder.
+# attach_bg: the tool attached in the background, its stdin a FIFO this
+# shell holds open on fd 3 (busybox has no pkill); waits for "attached"
+# or its exit. Sets $bgpid.
 attach_bg() {
-	rm -f /tmp/svmtune-policy.out
-	sleep 600 | "$tool" attach "$obj" stride >/tmp/svmtune-policy.out 2>&1 &
+	rm -f /tmp/svmtune-policy.out /tmp/svmtune-policy.in
+	mkfifo /tmp/svmtune-policy.in
+	"$tool" attach "$obj" stride </tmp/svmtune-policy.in >/tmp/svmtune-policy.out 2>&1 &
 	bgpid=$!
+	exec 3>/tmp/svmtune-policy.in
 	i=0
 	while ! grep -q '^attached' /tmp/svmtune-policy.out 2>/dev/null &&
 	      kill -0 $bgpid 2>/dev/null && [ $i -lt 300 ]; do
@@ -39,13 +42,12 @@ attach_bg() {
 	grep -q '^attached stride' /tmp/svmtune-policy.out
 }
 
-# The sleep holding the tool's stdin goes first: a shell's wait for the
-# pipeline waits for it too.
+# stop_bg: SIGTERM to the tool; true once it has exited.
 stop_bg() {
-	pkill -f "sleep 600" 2>/dev/null
-	pkill -TERM -f "svmtune-policy attach" 2>/dev/null
+	kill -TERM $bgpid 2>/dev/null
 	wait $bgpid 2>/dev/null
-	return 0
+	exec 3>&-
+	! kill -0 $bgpid 2>/dev/null
 }
 
 echo "TAP version 13"
@@ -64,8 +66,7 @@ fi
 check bad_usage_exits_2 sh -c "'$tool' attach '$obj'; [ \$? = 2 ]"
 check attach_global_policy attach_bg
 check second_global_policy_is_refused sh -c "'$tool' attach '$obj' stride </dev/null; [ \$? = 1 ]"
-check stop_detaches sh -c "pkill -TERM -f 'svmtune-policy attach' && i=0; while pgrep -f 'svmtune-policy attach' >/dev/null && [ \$i -lt 100 ]; do usleep 100000 2>/dev/null || sleep 1; i=\$((i + 1)); done; ! pgrep -f 'svmtune-policy attach'"
-stop_bg
+check stop_detaches stop_bg
 check attaches_again_after_stop attach_bg
 stop_bg
 exit $failed
