@@ -33,6 +33,7 @@
 #include <linux/svmtune_bpf.h>
 #include <linux/svmtune_emu.h>
 
+#include "bpf/svmtune_test_policies.h"
 #include "kselftest_harness.h"
 #include "svmtune_test_util.h"
 
@@ -40,19 +41,6 @@
 #define PAGE 4096UL
 #define KIB 1024UL
 #define MIB (1024UL * 1024)
-#define SAME_AS_FAULT 0xfffffffeu
-
-/* The settings map's value in svmtune_test_policies.bpf.c. */
-struct policy_data {
-	__u32 dev_shift;
-	__u32 dev_action;
-	__u32 dev_dest;
-	int dev_ret;
-	__u32 cpu_shift;
-	int cpu_ret;
-	__u64 dev_calls;
-	__u64 cpu_calls;
-};
 
 /* What the test policy answers unless a test says otherwise: 64 KiB. */
 static const struct policy_data default_answers = {

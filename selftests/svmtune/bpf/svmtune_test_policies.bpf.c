@@ -16,19 +16,7 @@
 
 char _license[] SEC("license") = "GPL";
 
-#define SAME_AS_FAULT 0xfffffffeu
-
-/* Keep in step with struct policy_data in svmtune_bpf_test.c. */
-struct policy_data {
-	__u32 dev_shift;
-	__u32 dev_action;
-	__u32 dev_dest;
-	int dev_ret;
-	__u32 cpu_shift;
-	int cpu_ret;
-	__u64 dev_calls;
-	__u64 cpu_calls;
-};
+#include "svmtune_test_policies.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
