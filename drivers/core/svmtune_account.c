@@ -120,14 +120,15 @@ EXPORT_SYMBOL_GPL(svmtune_account_waste);
 /*
  * Pages [@start, @end) left for system memory: the blocks there are no
  * longer resident there, and, at @now (0: not a fault's move), the move is
- * what a later fault may reverse.
+ * what a later fault may reverse. Returns how many were resident.
  */
-static void svmtune_resident_gone(struct svmtune_mm *smm, unsigned long start,
-				  unsigned long end, u64 now,
-				  const struct svmtune_params *prm)
+static unsigned long svmtune_resident_gone(struct svmtune_mm *smm,
+					   unsigned long start,
+					   unsigned long end, u64 now,
+					   const struct svmtune_params *prm)
 {
+	unsigned long index, gone = 0;
 	struct svmtune_block *blk;
-	unsigned long index;
 
 	lockdep_assert_held(&smm->lock);
 	/* Only blocks that exist: a span may be a whole KFD range. */
@@ -140,6 +141,7 @@ static void svmtune_resident_gone(struct svmtune_mm *smm, unsigned long start,
 		unsigned int last = end - base < SVMTUNE_BLOCK_SIZE ?
 			(end - base) >> PAGE_SHIFT : SVMTUNE_BLOCK_PAGES;
 
+		gone += svmtune_bits_in(blk->resident, first, last - first);
 		bitmap_clear(blk->resident, first, last - first);
 		bitmap_clear(blk->prefetched, first, last - first);
 		bitmap_clear(blk->touched, first, last - first);
@@ -150,23 +152,26 @@ static void svmtune_resident_gone(struct svmtune_mm *smm, unsigned long start,
 			blk->loc = SVMTUNE_LOC_UNSET;
 		svmtune_block_lru_update(blk, NULL);
 	}
+	return gone;
 }
 
 /*
  * Pages [@start, @end) arrived on @dev (@loc) for @decision (NULL: not a
  * fault's): the blocks there, made if wanted, are resident there; pages
- * outside the fault's own window were prefetched.
+ * outside the fault's own window were prefetched. Returns how many were
+ * not resident before, of the blocks the engine tracks.
  */
-static void svmtune_resident_arrived(struct svmtune_device *dev,
-				     struct svmtune_mm *smm,
-				     const struct svmtune_decision *decision,
-				     unsigned long start, unsigned long end,
-				     u32 loc, u64 now,
-				     const struct svmtune_params *prm)
+static unsigned long svmtune_resident_arrived(struct svmtune_device *dev,
+					      struct svmtune_mm *smm,
+					      const struct svmtune_decision *decision,
+					      unsigned long start,
+					      unsigned long end, u32 loc,
+					      u64 now,
+					      const struct svmtune_params *prm)
 {
 	DECLARE_BITMAP(arrived, SVMTUNE_BLOCK_PAGES);
 	unsigned int new_whole = SVMTUNE_NOTE_NEW_WHOLE_BLOCKS;
-	unsigned long addr, next;
+	unsigned long addr, next, changed = 0;
 	struct svmtune_block *blk;
 
 	lockdep_assert_held(&smm->lock);
@@ -204,6 +209,7 @@ static void svmtune_resident_arrived(struct svmtune_device *dev,
 		bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
 		bitmap_set(arrived, first, n);
 		bitmap_andnot(arrived, arrived, blk->resident, SVMTUNE_BLOCK_PAGES);
+		changed += bitmap_weight(arrived, SVMTUNE_BLOCK_PAGES);
 		bitmap_andnot(blk->touched, blk->touched, arrived,
 			      SVMTUNE_BLOCK_PAGES);
 		if (decision) {
@@ -227,6 +233,7 @@ static void svmtune_resident_arrived(struct svmtune_device *dev,
 		svmtune_count(dev, smm->counters, range ? range->counters : NULL,
 			      SVMTUNE_CNT_PREFETCH_PAGES, pf);
 	}
+	return changed;
 }
 
 /*
@@ -241,6 +248,7 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 	__must_hold(&smm->lock)
 {
 	struct svmtune_params prm;
+	unsigned long changed;
 	u64 now = 0;
 
 	lockdep_assert_held(&smm->lock);
@@ -251,10 +259,11 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 	if (decision && prm.thrashing != SVMTUNE_THRASHING_OFF)
 		now = ktime_get_ns();
 	if (loc == SVMTUNE_LOC_SYSTEM)
-		svmtune_resident_gone(smm, start, end, now, &prm);
+		changed = svmtune_resident_gone(smm, start, end, now, &prm);
 	else
-		svmtune_resident_arrived(dev, smm, decision, start, end, loc,
-					 now, &prm);
+		changed = svmtune_resident_arrived(dev, smm, decision, start,
+						   end, loc, now, &prm);
+	svmtune_bpf_moved(dev, smm, start, end, loc, decision, changed);
 }
 
 /**

@@ -215,6 +215,74 @@ static bool svmtune_evict_ok(struct svmtune_device *dev,
 		 start < blk->base + SVMTUNE_BLOCK_SIZE);
 }
 
+/*
+ * A program's choice (svmtune_bpf_evict()) among the first
+ * %SVMTUNE_EVICT_SCAN candidates of @dev's LRU, its lru_lock held: the
+ * first it takes; those it spares are marked in @spared, by LRU position.
+ */
+static struct svmtune_block *svmtune_evict_asked(struct svmtune_device *dev,
+						 struct mm_struct *mm,
+						 unsigned long start,
+						 unsigned long end,
+						 unsigned long *spared)
+{
+	struct svmtune_block *blk;
+	unsigned int pos = 0;
+
+	lockdep_assert_held(&dev->lru_lock);
+	if (!svmtune_bpf_evict_wanted(mm))
+		return NULL;
+	list_for_each_entry(blk, &dev->lru, lru) {
+		if (pos >= SVMTUNE_EVICT_SCAN)
+			break;
+		if (svmtune_evict_ok(dev, blk, mm, start, end)) {
+			switch (svmtune_bpf_evict(dev, mm, blk, pos)) {
+			case SVMTUNE_BPF_EVICT_TAKE:
+				if (mmget_not_zero(blk->smm->mm))
+					return blk;
+				break;
+			case SVMTUNE_BPF_EVICT_SPARE:
+				__set_bit(pos, spared);
+				break;
+			}
+		}
+		pos++;
+	}
+	return NULL;
+}
+
+/*
+ * The built-in choice on @dev's LRU, its lru_lock held: the least recent
+ * block that may go (only among the first %SVMTUNE_EVICT_SCAN, and only
+ * one the device never used, when @unused), not spared by a program.
+ */
+static struct svmtune_block *svmtune_evict_scan(struct svmtune_device *dev,
+						struct mm_struct *mm,
+						unsigned long start,
+						unsigned long end,
+						const unsigned long *spared,
+						bool unused)
+{
+	struct svmtune_block *blk;
+	unsigned int pos = 0;
+
+	lockdep_assert_held(&dev->lru_lock);
+	list_for_each_entry(blk, &dev->lru, lru) {
+		bool mine = pos < SVMTUNE_EVICT_SCAN;
+
+		pos++;
+		if (unused && !mine)
+			break;
+		if ((mine && test_bit(pos - 1, spared)) ||
+		    (unused && READ_ONCE(blk->used)) ||
+		    !svmtune_evict_ok(dev, blk, mm, start, end))
+			continue;
+		if (mmget_not_zero(blk->smm->mm))
+			return blk;
+	}
+	return NULL;
+}
+
 /**
  * svmtune_evict_victim() - the block a full device should give up first
  * @dev: the device
@@ -228,8 +296,11 @@ static bool svmtune_evict_ok(struct svmtune_device *dev,
  * use, the least recent of those it never used since they arrived (an
  * explicit prefetch nobody read yet), among the first
  * %SVMTUNE_EVICT_SCAN of its LRU, as NVIDIA UVM evicts unused chunks
- * first; otherwise the least recently migrated-to or used. It goes to the
- * tail of the LRU, so that concurrent evictions pick different blocks;
+ * first; otherwise the least recently migrated-to or used. An attached
+ * program (svmtune_bpf_evict()) is asked first about each of the first
+ * %SVMTUNE_EVICT_SCAN candidates: the first it takes is the victim, and
+ * those it spares are not chosen by the built-in order either. It goes to
+ * the tail of the LRU, so that concurrent evictions pick different blocks;
  * its pages leave the LRU when the backend reports them gone. Never
  * sleeps.
  *
@@ -242,8 +313,8 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 			  unsigned long start, unsigned long end,
 			  struct svmtune_evict *victim)
 {
-	struct svmtune_block *blk, *found = NULL;
-	unsigned int scanned = 0;
+	DECLARE_BITMAP(spared, SVMTUNE_EVICT_SCAN) = {};
+	struct svmtune_block *found;
 
 	if (!READ_ONCE(svmtune_params.evict_when_full))
 		return false;
@@ -253,27 +324,11 @@ bool svmtune_evict_victim(struct svmtune_device *dev, struct mm_struct *mm,
 	 * the states' notifiers hold) live while the blocks are on the LRU;
 	 * the mms' users may be gone.
 	 */
-	if (dev->reports_use) {
-		list_for_each_entry(blk, &dev->lru, lru) {
-			if (++scanned > SVMTUNE_EVICT_SCAN)
-				break;
-			if (!READ_ONCE(blk->used) &&
-			    svmtune_evict_ok(dev, blk, mm, start, end) &&
-			    mmget_not_zero(blk->smm->mm)) {
-				found = blk;
-				break;
-			}
-		}
-	}
-	if (!found) {
-		list_for_each_entry(blk, &dev->lru, lru) {
-			if (svmtune_evict_ok(dev, blk, mm, start, end) &&
-			    mmget_not_zero(blk->smm->mm)) {
-				found = blk;
-				break;
-			}
-		}
-	}
+	found = svmtune_evict_asked(dev, mm, start, end, spared);
+	if (!found && dev->reports_use)
+		found = svmtune_evict_scan(dev, mm, start, end, spared, true);
+	if (!found)
+		found = svmtune_evict_scan(dev, mm, start, end, spared, false);
 	if (found) {
 		victim->mm = found->smm->mm;
 		victim->start = found->base;

@@ -23,22 +23,43 @@
  * the policy range, so a program cannot name pages the fault does not
  * own.
  *
- * Attachment: a struct_ops map whose @pid is 0 applies to every address
- * space that has no program of its own, and needs CAP_SYS_ADMIN; one with
- * a @pid applies to that process's address space, and needs the right to
- * ptrace it (PTRACE_MODE_ATTACH_REALCREDS), as the policy ioctls on
- * another process would. One global program and at most
- * %SVMTUNE_BPF_MAX_ATTACHED per-process ones at a time (-EBUSY beyond,
- * -EEXIST for a second one on the same process). Without a program the
- * built-in policy runs, and the fault path pays one RCU-protected load.
+ * Beyond the fault decision, a program is told of the engine's other
+ * decision points (svmtune_bpf_call.c): pages that changed place
+ * (@moved), a chunk detected thrashing, whose mitigation it may choose
+ * (@thrashing), each candidate block a full device could evict for one of
+ * its faults (@evict: take it, spare it, or leave it to the built-in LRU
+ * order), and a process the engine starts or stops keeping state for
+ * (@attach, @detach). A program may read another block of the faulting
+ * process with the kfunc svmtune_bpf_block_state().
+ *
+ * Attachment: a struct_ops map whose @pid and @cgroup are 0 applies to
+ * every address space that has no program of its own, and needs
+ * CAP_SYS_ADMIN; one with a @cgroup (a cgroup v2 id, in the caller's
+ * cgroup namespace) applies to the processes of that cgroup and its
+ * descendants (svmtune_owner.c: the cgroup a process was in when the
+ * engine first saw it), and needs CAP_SYS_ADMIN; one with a @pid applies
+ * to that process's address space, and needs the right to ptrace it
+ * (PTRACE_MODE_ATTACH_FSCREDS), as the policy ioctls on another process
+ * would. A process's own program comes first, then that of its deepest
+ * cgroup that has one, then the global one. An @evict callback sees other
+ * processes' blocks, so a per-process program that has one needs
+ * CAP_SYS_ADMIN too. One global program and at most
+ * %SVMTUNE_BPF_MAX_ATTACHED per-process and per-cgroup ones at a time
+ * (-EBUSY beyond, -EEXIST for a second one on the same process or
+ * cgroup). /sys/kernel/svmtune/bpf/attached lists them. Without a program
+ * the built-in policy runs, and the fault path pays one RCU-protected
+ * load.
  *
  * Context and locks: the callbacks run in the backend's fault path
  * (amdgpu's fault worker, a CPU fault, svmtune_kfd's probe), under the
  * address space's &svmtune_mm.lock, a spinlock, and under rcu_read_lock():
  * programs are not sleepable (check_member refuses sleepable ones), and
- * the verifier gives them only the helpers that do not sleep. A program
+ * the verifier gives them only the helpers that do not sleep. @moved runs
+ * under the same lock, @thrashing under it too, @evict under the
+ * device's ``lru_lock``, @attach and @detach under RCU alone. A program
  * reads its context through BTF, read-only, and may write only the fields
- * of its &struct svmtune_bpf_decision. Detach (the link's or map's
+ * of its decision (&struct svmtune_bpf_decision, &struct
+ * svmtune_bpf_thrash_decision) before their reserved field. Detach (the link's or map's
  * release) unpublishes the program and waits for an RCU grace period, so
  * no fault still runs it when the BPF core frees it; the struct_ops map
  * holds a reference on svmtune.ko while it is registered.
@@ -56,12 +77,15 @@
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
+#include <linux/btf_ids.h>
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -80,181 +104,200 @@ static atomic64_t svmtune_bpf_refused;
 /* Why the type is not registered, or NULL when it is. */
 static const char *svmtune_bpf_unavailable = "not initialised";
 
+/**
+ * svmtune_bpf_counted() - count a program's call and what came of it
+ * @outcome: %SVMTUNE_BPF_KEPT, %SVMTUNE_BPF_REPLACED or %SVMTUNE_BPF_REFUSED
+ */
+void svmtune_bpf_counted(enum svmtune_bpf_outcome outcome)
+{
+	atomic64_inc(&svmtune_bpf_calls);
+	if (outcome == SVMTUNE_BPF_REPLACED)
+		atomic64_inc(&svmtune_bpf_replaced);
+	else if (outcome == SVMTUNE_BPF_REFUSED)
+		atomic64_inc(&svmtune_bpf_refused);
+}
+
 #ifdef SVMTUNE_BPF_STRUCT_OPS
 
 /**
- * struct svmtune_bpf_attached - a program attached to one process
- * @node: in svmtune_bpf_procs, by @mm
+ * struct svmtune_bpf_attached - a program attached to one process or one
+ *	cgroup
+ * @node: in svmtune_bpf_procs by @mm, or on svmtune_bpf_cgroups
  * @mm: the process's address space (mmgrab()ed: the pointer stays unique
- *	while attached, even after the process exits)
+ *	while attached, even after the process exits); NULL for a cgroup's
+ * @cgrp: the cgroup, referenced; NULL for a process's
  * @ops: the program
  */
 struct svmtune_bpf_attached {
 	struct hlist_node node;
 	struct mm_struct *mm;
+	struct cgroup *cgrp;
 	struct svmtune_ops *ops;
 };
 
 /*
- * svmtune_bpf_lock (a mutex) serialises attach and detach; the fault path
- * reads svmtune_bpf_global and svmtune_bpf_procs under RCU only.
+ * svmtune_bpf_lock (a mutex) serialises attach and detach; the engine's
+ * calls read svmtune_bpf_global, svmtune_bpf_procs and svmtune_bpf_cgroups
+ * under RCU only.
  */
 static DEFINE_MUTEX(svmtune_bpf_lock);
 static struct svmtune_ops __rcu *svmtune_bpf_global;
 static DEFINE_HASHTABLE(svmtune_bpf_procs, 6);
+static HLIST_HEAD(svmtune_bpf_cgroups);
 static unsigned int svmtune_bpf_nr_procs;
+static unsigned int svmtune_bpf_nr_cgroups;
 
-/* The program for @mm: its own, else the global one, else NULL. */
-static struct svmtune_ops *svmtune_bpf_ops_for(struct mm_struct *mm)
+/**
+ * svmtune_bpf_ops_for() - the program for an address space
+ * @smm: the address space's state, or NULL (then the global program)
+ *
+ * Its own program, else that of the deepest of its owner's cgroups with
+ * one, else the global one. Called under rcu_read_lock(); the program
+ * stays valid until rcu_read_unlock().
+ *
+ * Return: the program, or NULL.
+ */
+struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm)
 {
-	struct svmtune_bpf_attached *a;
+	struct svmtune_bpf_attached *a, *best = NULL;
 
-	if (mm && svmtune_bpf_nr_procs) {
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "program lookup outside RCU");
+	if (smm && READ_ONCE(svmtune_bpf_nr_procs)) {
 		hash_for_each_possible_rcu(svmtune_bpf_procs, a, node,
-					   (unsigned long)mm)
-			if (a->mm == mm)
+					   (unsigned long)smm->mm)
+			if (a->mm == smm->mm)
 				return a->ops;
+	}
+	if (smm && smm->owner.cgrp && READ_ONCE(svmtune_bpf_nr_cgroups)) {
+		hlist_for_each_entry_rcu(a, &svmtune_bpf_cgroups, node)
+			if (cgroup_is_descendant(smm->owner.cgrp, a->cgrp) &&
+			    (!best || a->cgrp->level > best->cgrp->level))
+				best = a;
+		if (best)
+			return best->ops;
 	}
 	return rcu_dereference(svmtune_bpf_global);
 }
 
-/* The program's actions are the engine's. */
-static_assert(SVMTUNE_BPF_MIGRATE == SVMTUNE_MIGRATE);
-static_assert(SVMTUNE_BPF_MAP_REMOTE == SVMTUNE_MAP_REMOTE);
-
-/* Whether the program's @out may replace a decision for @fault on @dev. */
-static bool svmtune_bpf_valid(const struct svmtune_device *dev,
-			      const struct svmtune_fault *fault,
-			      const struct svmtune_bpf_decision *out)
-{
-	bool cpu = fault->type == SVMTUNE_FAULT_CPU;
-
-	if (out->shift < SVMTUNE_GRANULARITY_MIN ||
-	    out->shift > SVMTUNE_GRANULARITY_MAX || out->reserved)
-		return false;
-	switch (out->action) {
-	case SVMTUNE_BPF_MIGRATE:
-		return out->dest == (cpu ? SVMTUNE_LOC_SYSTEM : dev->id);
-	case SVMTUNE_BPF_MAP_REMOTE:
-		/* A CPU fault always brings its pages home. */
-		return !cpu && (out->dest == SVMTUNE_LOC_SYSTEM ||
-				svmtune_device_id_live(out->dest));
-	default:
-		return false;
-	}
-}
+/*
+ * __bpf_kfunc_start_defs() in 6.12 and 7.3 turns off -Wmissing-prototypes
+ * for kfuncs, which have no declaration but the program's.
+ */
+__bpf_kfunc_start_defs();
 
 /**
- * svmtune_bpf_decide() - let an attached program replace a decision
- * @dev: the device that faulted
- * @smm: the address space's state, its lock held; or NULL
- * @blk: the fault's block, or NULL
- * @fault: the fault
- * @lo: the lowest address the window may take
- * @hi: the highest (exclusive)
- * @d: the built-in decision; replaced by the program's when valid
+ * svmtune_bpf_block_state() - a kfunc: the state of a block of the
+ *	faulting process
+ * @fault: the context of a device_fault or cpu_fault callback
+ * @addr: an address in the block
+ * @out: filled in (zeroed when there is no such block)
  *
- * The window of a replaced decision is the aligned block of the program's
- * size around the fault within [@lo, @hi), with the built-in decision's
- * fragment and throttle.
+ * Runs in the fault callback, under the address space's lock the engine
+ * holds for it: the block cannot change or go while it is read.
  *
- * Return: whether the program's decision replaced the built-in one.
+ * Return: 0, or -ENOENT when the engine keeps no state for the block.
  */
-bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
-			const struct svmtune_block *blk,
-			const struct svmtune_fault *fault, unsigned long lo,
-			unsigned long hi, struct svmtune_decision *d)
+__bpf_kfunc int svmtune_bpf_block_state(struct svmtune_bpf_fault *fault,
+					u64 addr, struct svmtune_bpf_block *out)
 {
-	struct svmtune_bpf_fault ctx;
-	struct svmtune_bpf_decision out;
-	struct svmtune_ops *ops;
-	int (*fn)(struct svmtune_bpf_fault *f, struct svmtune_bpf_decision *d);
-	int ret;
+	const struct svmtune_bpf_fault_kern *k =
+		container_of(fault, struct svmtune_bpf_fault_kern, pub);
+	const struct svmtune_block *blk;
 
-	if (smm)
-		lockdep_assert_held(&smm->lock);
-	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm ? smm->mm : NULL);
-	fn = ops ? (fault->type == SVMTUNE_FAULT_CPU ? ops->cpu_fault :
-						       ops->device_fault) : NULL;
-	if (!fn) {
-		rcu_read_unlock();
-		return false;
-	}
-	ctx = (struct svmtune_bpf_fault){
-		.addr = fault->addr & PAGE_MASK,
-		.lo = lo, .hi = hi,
-		.dev = dev->id,
-		.cpu = fault->type == SVMTUNE_FAULT_CPU,
-		.write = fault->write,
-		.start = d->start, .end = d->end,
-		.shift = d->granularity,
-		.action = d->action, .dest = d->dest,
-		.block_loc = SVMTUNE_LOC_UNSET,
-	};
-	if (blk) {
-		ctx.block_resident = bitmap_weight(blk->resident,
-						   SVMTUNE_BLOCK_PAGES);
-		ctx.block_touched = bitmap_weight(blk->touched,
-						  SVMTUNE_BLOCK_PAGES);
-		ctx.block_loc = blk->loc;
-		ctx.block_thrashing = svmtune_block_thrashing(blk);
-		ctx.block_shift = blk->ad.shift;
-	}
-	out = (struct svmtune_bpf_decision){
-		.shift = d->granularity, .action = d->action, .dest = d->dest,
-	};
-	ret = fn(&ctx, &out);
-	rcu_read_unlock();
-
-	atomic64_inc(&svmtune_bpf_calls);
-	if (ret == 0)
-		return false;
-	if (ret != 1 || !svmtune_bpf_valid(dev, fault, &out)) {
-		atomic64_inc(&svmtune_bpf_refused);
-		return false;
-	}
-	atomic64_inc(&svmtune_bpf_replaced);
-	svmtune_window_cut(ctx.addr, lo, hi, out.shift, d);
-	d->fault_start = d->start;
-	d->fault_end = d->end;
-	d->action = out.action;
-	d->dest = out.dest;
-	if (d->fragment > out.shift)
-		d->fragment = out.shift;
-	return true;
+	memset(out, 0, sizeof(*out));
+	if (!k->smm || addr > ULONG_MAX)
+		return -ENOENT;
+	lockdep_assert_held(&k->smm->lock);
+	blk = xa_load(&k->smm->blocks, (unsigned long)addr >> SVMTUNE_BLOCK_SHIFT);
+	if (!blk)
+		return -ENOENT;
+	out->base = blk->base;
+	out->resident = bitmap_weight(blk->resident, SVMTUNE_BLOCK_PAGES);
+	out->touched = bitmap_weight(blk->touched, SVMTUNE_BLOCK_PAGES);
+	out->prefetched = bitmap_weight(blk->prefetched, SVMTUNE_BLOCK_PAGES);
+	out->loc = blk->loc;
+	out->thrashing = svmtune_block_thrashing(blk);
+	out->shift = blk->ad.shift;
+	out->pinned = svmtune_pins_live(&blk->th, svmtune_ms(ktime_get_ns()));
+	return 0;
 }
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(svmtune_bpf_kfunc_ids)
+BTF_ID_FLAGS(func, svmtune_bpf_block_state, KF_TRUSTED_ARGS)
+BTF_KFUNCS_END(svmtune_bpf_kfunc_ids)
+
+static const struct btf_kfunc_id_set svmtune_bpf_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &svmtune_bpf_kfunc_ids,
+};
+
+/*
+ * The members of struct svmtune_ops, by index: a struct_ops program's
+ * expected_attach_type is the index of the member it implements.
+ */
+enum svmtune_bpf_member {
+	SVMTUNE_BPF_M_DEVICE_FAULT,
+	SVMTUNE_BPF_M_CPU_FAULT,
+	SVMTUNE_BPF_M_MOVED,
+	SVMTUNE_BPF_M_THRASHING,
+	SVMTUNE_BPF_M_EVICT,
+	SVMTUNE_BPF_M_ATTACH,
+	SVMTUNE_BPF_M_DETACH,
+};
+
+static_assert(offsetof(struct svmtune_ops, device_fault) ==
+	      SVMTUNE_BPF_M_DEVICE_FAULT * sizeof(void *));
+static_assert(offsetof(struct svmtune_ops, cpu_fault) ==
+	      SVMTUNE_BPF_M_CPU_FAULT * sizeof(void *));
+static_assert(offsetof(struct svmtune_ops, thrashing) ==
+	      SVMTUNE_BPF_M_THRASHING * sizeof(void *));
+static_assert(offsetof(struct svmtune_ops, detach) ==
+	      SVMTUNE_BPF_M_DETACH * sizeof(void *));
 
 /*
  * What a struct_ops program may write: its decision, nothing else. The
- * decision's BTF type is learnt from the verifier itself: both callbacks
- * take (fault, decision), and btf_ctx_access() resolves the second
- * argument's type from the callback's prototype in svmtune.ko's BTF, as
- * the running kernel relocated it (7.x distils a module's base BTF and
- * renumbers its types at load; the module cannot relocate a BTF_ID list
- * itself). A write through any other pointer, the fault's included, is
- * refused.
+ * decisions' BTF types are learnt from the verifier itself: the fault
+ * callbacks take (fault, decision) and the thrashing one (chunk,
+ * decision), and btf_ctx_access() resolves the second argument's type from
+ * the callback's prototype in svmtune.ko's BTF, as the running kernel
+ * relocated it (7.x distils a module's base BTF and renumbers its types at
+ * load; the module cannot relocate a BTF_ID list itself). A write through
+ * any other pointer, a context's included, is refused.
  */
-static const struct btf *svmtune_bpf_decision_btf;
-static u32 svmtune_bpf_decision_id;
+struct svmtune_bpf_writable {
+	const struct btf *btf;
+	u32 id;
+	int size;	/* writable bytes: the fields before reserved */
+};
+
+static struct svmtune_bpf_writable svmtune_bpf_writable[] = {
+	{ .size = offsetof(struct svmtune_bpf_decision, reserved) },
+	{ .size = offsetof(struct svmtune_bpf_thrash_decision, reserved) },
+};
 
 static int svmtune_bpf_btf_struct_access(struct bpf_verifier_log *log,
 					 const struct bpf_reg_state *reg,
 					 int off, int size)
 {
-	if (!READ_ONCE(svmtune_bpf_decision_id) ||
-	    reg->btf != READ_ONCE(svmtune_bpf_decision_btf) ||
-	    reg->btf_id != READ_ONCE(svmtune_bpf_decision_id)) {
-		bpf_log(log, "svmtune_ops: only the decision is writable\n");
-		return -EACCES;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(svmtune_bpf_writable); i++) {
+		const struct svmtune_bpf_writable *w = &svmtune_bpf_writable[i];
+
+		if (!READ_ONCE(w->id) || reg->btf != READ_ONCE(w->btf) ||
+		    reg->btf_id != READ_ONCE(w->id))
+			continue;
+		if (off < 0 || size <= 0 || off + size > w->size) {
+			bpf_log(log, "svmtune_ops: no decision field at %d+%d\n",
+				off, size);
+			return -EACCES;
+		}
+		return 0;
 	}
-	if (off < 0 || size <= 0 ||
-	    off + size > offsetof(struct svmtune_bpf_decision, reserved)) {
-		bpf_log(log, "svmtune_ops: no decision field at %d+%d\n", off,
-			size);
-		return -EACCES;
-	}
-	return 0;
+	bpf_log(log, "svmtune_ops: only a decision is writable\n");
+	return -EACCES;
 }
 
 static bool svmtune_bpf_is_valid_access(int off, int size,
@@ -262,12 +305,26 @@ static bool svmtune_bpf_is_valid_access(int off, int size,
 					const struct bpf_prog *prog,
 					struct bpf_insn_access_aux *info)
 {
+	struct svmtune_bpf_writable *w = NULL;
+
 	if (!bpf_tracing_btf_ctx_access(off, size, type, prog, info))
 		return false;
-	/* The second argument of every callback: the decision. */
-	if (off == sizeof(u64) && info->btf && info->btf_id) {
-		WRITE_ONCE(svmtune_bpf_decision_btf, info->btf);
-		WRITE_ONCE(svmtune_bpf_decision_id, info->btf_id);
+	/* The second argument of the callbacks that decide. */
+	if (off != sizeof(u64) || !info->btf || !info->btf_id)
+		return true;
+	/* A struct_ops program's attach type is its member's index. */
+	switch ((u32)prog->expected_attach_type) {
+	case SVMTUNE_BPF_M_DEVICE_FAULT:
+	case SVMTUNE_BPF_M_CPU_FAULT:
+		w = &svmtune_bpf_writable[0];
+		break;
+	case SVMTUNE_BPF_M_THRASHING:
+		w = &svmtune_bpf_writable[1];
+		break;
+	}
+	if (w) {
+		WRITE_ONCE(w->btf, info->btf);
+		WRITE_ONCE(w->id, info->btf_id);
 	}
 	return true;
 }
@@ -289,7 +346,7 @@ static int svmtune_bpf_init(struct btf *btf)
 	return 0;
 }
 
-/* Callbacks run under a spinlock: no sleepable program. */
+/* Callbacks run under a spinlock or RCU: no sleepable program. */
 static int svmtune_bpf_check_member(const struct btf_type *t,
 				    const struct btf_member *member,
 				    const struct bpf_prog *prog)
@@ -309,6 +366,11 @@ static int svmtune_bpf_init_member(const struct btf_type *t,
 	switch (moff) {
 	case offsetof(struct svmtune_ops, pid):
 		ops->pid = uops->pid;
+		return 1;
+	case offsetof(struct svmtune_ops, reserved):
+		return uops->reserved ? -EINVAL : 1;
+	case offsetof(struct svmtune_ops, cgroup):
+		ops->cgroup = uops->cgroup;
 		return 1;
 	case offsetof(struct svmtune_ops, name):
 		/* Not empty, NUL-terminated within the field, printable. */
@@ -337,83 +399,156 @@ static struct mm_struct *svmtune_bpf_target_mm(pid_t pid)
 	return mm;
 }
 
+static void svmtune_bpf_attached_free(struct svmtune_bpf_attached *a)
+{
+	if (a->mm)
+		mmdrop(a->mm);
+	if (a->cgrp)
+		cgroup_put(a->cgrp);
+	kfree(a);
+}
+
+/* A global program: CAP_SYS_ADMIN, one at a time. */
+static int svmtune_bpf_reg_global(struct svmtune_ops *ops)
+{
+	int ret = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&svmtune_bpf_lock);
+	if (rcu_access_pointer(svmtune_bpf_global))
+		ret = -EBUSY;
+	else
+		rcu_assign_pointer(svmtune_bpf_global, ops);
+	mutex_unlock(&svmtune_bpf_lock);
+	return ret;
+}
+
+/* The process or cgroup @ops names, referenced in a new attachment. */
+static struct svmtune_bpf_attached *
+svmtune_bpf_attached_new(struct svmtune_ops *ops)
+{
+	struct svmtune_bpf_attached *a;
+
+	if (ops->pid && ops->cgroup)
+		return ERR_PTR(-EINVAL);
+	/* A cgroup's, or one that sees other processes' blocks. */
+	if ((ops->cgroup || ops->evict) && !capable(CAP_SYS_ADMIN))
+		return ERR_PTR(-EPERM);
+	if (ops->pid > INT_MAX)
+		return ERR_PTR(-EINVAL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	a->ops = ops;
+	if (ops->cgroup) {
+		a->cgrp = cgroup_get_from_id(ops->cgroup);
+		if (IS_ERR(a->cgrp)) {
+			int ret = PTR_ERR(a->cgrp);
+
+			kfree(a);
+			return ERR_PTR(ret);
+		}
+		return a;
+	}
+	a->mm = svmtune_bpf_target_mm(ops->pid);
+	if (IS_ERR(a->mm)) {
+		int ret = PTR_ERR(a->mm);
+
+		kfree(a);
+		return ERR_PTR(ret);
+	}
+	return a;
+}
+
+/* Whether a program is attached to @a's process or cgroup already. */
+static bool svmtune_bpf_taken(const struct svmtune_bpf_attached *a)
+{
+	struct svmtune_bpf_attached *o;
+
+	lockdep_assert_held(&svmtune_bpf_lock);
+	if (a->cgrp) {
+		hlist_for_each_entry(o, &svmtune_bpf_cgroups, node)
+			if (o->cgrp == a->cgrp)
+				return true;
+		return false;
+	}
+	hash_for_each_possible(svmtune_bpf_procs, o, node, (unsigned long)a->mm)
+		if (o->mm == a->mm)
+			return true;
+	return false;
+}
+
 static int svmtune_bpf_reg(void *kdata, struct bpf_link *link)
 {
 	struct svmtune_ops *ops = kdata;
 	struct svmtune_bpf_attached *a;
-	struct mm_struct *mm;
 	int ret = 0;
 
-	if (!ops->pid) {
-		if (!capable(CAP_SYS_ADMIN))
-			return -EPERM;
-		mutex_lock(&svmtune_bpf_lock);
-		if (rcu_access_pointer(svmtune_bpf_global))
-			ret = -EBUSY;
-		else
-			rcu_assign_pointer(svmtune_bpf_global, ops);
-		mutex_unlock(&svmtune_bpf_lock);
-		return ret;
-	}
-
-	mm = svmtune_bpf_target_mm(ops->pid);
-	if (IS_ERR(mm))
-		return PTR_ERR(mm);
-	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
-	if (!a) {
-		mmdrop(mm);
-		return -ENOMEM;
-	}
-	a->mm = mm;
-	a->ops = ops;
+	if (!ops->pid && !ops->cgroup)
+		return svmtune_bpf_reg_global(ops);
+	a = svmtune_bpf_attached_new(ops);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
 	mutex_lock(&svmtune_bpf_lock);
-	if (svmtune_bpf_nr_procs >= SVMTUNE_BPF_MAX_ATTACHED) {
+	if (svmtune_bpf_nr_procs + svmtune_bpf_nr_cgroups >=
+	    SVMTUNE_BPF_MAX_ATTACHED)
 		ret = -EBUSY;
-	} else {
-		struct svmtune_bpf_attached *o;
-
-		hash_for_each_possible(svmtune_bpf_procs, o, node,
-				       (unsigned long)mm)
-			if (o->mm == mm)
-				ret = -EEXIST;
-	}
-	if (!ret) {
-		hash_add_rcu(svmtune_bpf_procs, &a->node, (unsigned long)mm);
-		svmtune_bpf_nr_procs++;
+	else if (svmtune_bpf_taken(a))
+		ret = -EEXIST;
+	if (!ret && a->cgrp) {
+		hlist_add_head_rcu(&a->node, &svmtune_bpf_cgroups);
+		WRITE_ONCE(svmtune_bpf_nr_cgroups, svmtune_bpf_nr_cgroups + 1);
+	} else if (!ret) {
+		hash_add_rcu(svmtune_bpf_procs, &a->node, (unsigned long)a->mm);
+		WRITE_ONCE(svmtune_bpf_nr_procs, svmtune_bpf_nr_procs + 1);
 	}
 	mutex_unlock(&svmtune_bpf_lock);
-	if (ret) {
-		mmdrop(mm);
-		kfree(a);
-	}
+	if (ret)
+		svmtune_bpf_attached_free(a);
 	return ret;
+}
+
+/* @ops's attachment to a process or cgroup, unhashed; or NULL. */
+static struct svmtune_bpf_attached *svmtune_bpf_unhash(const struct svmtune_ops *ops)
+{
+	struct svmtune_bpf_attached *a;
+	struct hlist_node *tmp;
+	int bkt;
+
+	lockdep_assert_held(&svmtune_bpf_lock);
+	hash_for_each_safe(svmtune_bpf_procs, bkt, tmp, a, node) {
+		if (a->ops == ops) {
+			hash_del_rcu(&a->node);
+			WRITE_ONCE(svmtune_bpf_nr_procs, svmtune_bpf_nr_procs - 1);
+			return a;
+		}
+	}
+	hlist_for_each_entry(a, &svmtune_bpf_cgroups, node) {
+		if (a->ops == ops) {
+			hlist_del_rcu(&a->node);
+			WRITE_ONCE(svmtune_bpf_nr_cgroups,
+				   svmtune_bpf_nr_cgroups - 1);
+			return a;
+		}
+	}
+	return NULL;
 }
 
 static void svmtune_bpf_unreg(void *kdata, struct bpf_link *link)
 {
-	struct svmtune_bpf_attached *a, *found = NULL;
 	struct svmtune_ops *ops = kdata;
-	struct hlist_node *tmp;
-	int bkt;
+	struct svmtune_bpf_attached *found;
 
 	mutex_lock(&svmtune_bpf_lock);
 	if (rcu_access_pointer(svmtune_bpf_global) == ops)
 		RCU_INIT_POINTER(svmtune_bpf_global, NULL);
-	hash_for_each_safe(svmtune_bpf_procs, bkt, tmp, a, node) {
-		if (a->ops == ops) {
-			hash_del_rcu(&a->node);
-			svmtune_bpf_nr_procs--;
-			found = a;
-			break;
-		}
-	}
+	found = svmtune_bpf_unhash(ops);
 	mutex_unlock(&svmtune_bpf_lock);
 	/* No fault runs the program once this returns. */
 	synchronize_rcu();
-	if (found) {
-		mmdrop(found->mm);
-		kfree(found);
-	}
+	if (found)
+		svmtune_bpf_attached_free(found);
 }
 
 /* The stubs the BPF core's CFI checks call through; never run. */
@@ -429,9 +564,33 @@ static int svmtune_ops_cpu_fault_stub(struct svmtune_bpf_fault *fault,
 	return 0;
 }
 
+static void svmtune_ops_moved_stub(struct svmtune_bpf_moved *m)
+{
+}
+
+static int svmtune_ops_thrashing_stub(struct svmtune_bpf_thrash *t,
+				      struct svmtune_bpf_thrash_decision *d)
+{
+	return 0;
+}
+
+static int svmtune_ops_evict_stub(struct svmtune_bpf_victim *v)
+{
+	return 0;
+}
+
+static void svmtune_ops_proc_stub(struct svmtune_bpf_proc *p)
+{
+}
+
 static struct svmtune_ops svmtune_ops_stubs = {
 	.device_fault = svmtune_ops_device_fault_stub,
 	.cpu_fault = svmtune_ops_cpu_fault_stub,
+	.moved = svmtune_ops_moved_stub,
+	.thrashing = svmtune_ops_thrashing_stub,
+	.evict = svmtune_ops_evict_stub,
+	.attach = svmtune_ops_proc_stub,
+	.detach = svmtune_ops_proc_stub,
 };
 
 static struct bpf_struct_ops svmtune_bpf_struct_ops = {
@@ -447,7 +606,8 @@ static struct bpf_struct_ops svmtune_bpf_struct_ops = {
 };
 
 /**
- * svmtune_bpf_init_type() - register the struct_ops type, where it can be
+ * svmtune_bpf_init_type() - register the struct_ops type and the kfuncs,
+ *	where they can be
  *
  * Return: 0 (whether or not the type could be registered: the engine runs
  * without it), or the BPF core's error.
@@ -463,6 +623,13 @@ int svmtune_bpf_init_type(void)
 			svmtune_bpf_unavailable);
 		return 0;
 	}
+	/* Kfuncs first: a program that loads may call them at once. */
+	ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_STRUCT_OPS,
+					&svmtune_bpf_kfunc_set);
+	if (ret) {
+		pr_err("cannot register svmtune's kfuncs: %d\n", ret);
+		return ret;
+	}
 	ret = register_bpf_struct_ops(&svmtune_bpf_struct_ops, svmtune_ops);
 	if (ret) {
 		pr_err("cannot register the svmtune_ops struct_ops type: %d\n",
@@ -473,15 +640,31 @@ int svmtune_bpf_init_type(void)
 	return 0;
 }
 
-#else /* no BPF, no module BTF, or no struct_ops types from modules */
-
-bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
-			const struct svmtune_block *blk,
-			const struct svmtune_fault *fault, unsigned long lo,
-			unsigned long hi, struct svmtune_decision *d)
+/* One line per attached program: "global|pid N|cgroup ID NAME". */
+static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
 {
-	return false;
+	struct svmtune_bpf_attached *a;
+	struct svmtune_ops *g;
+	ssize_t len = 0;
+	int bkt;
+
+	mutex_lock(&svmtune_bpf_lock);
+	g = rcu_dereference_protected(svmtune_bpf_global,
+				      lockdep_is_held(&svmtune_bpf_lock));
+	if (g)
+		len += sysfs_emit_at(buf, len, "global %s\n", g->name);
+	hlist_for_each_entry(a, &svmtune_bpf_cgroups, node)
+		len += sysfs_emit_at(buf, len, "cgroup %llu %s\n",
+				     a->ops->cgroup, a->ops->name);
+	hash_for_each(svmtune_bpf_procs, bkt, a, node)
+		len += sysfs_emit_at(buf, len, "pid %u %s\n", a->ops->pid,
+				     a->ops->name);
+	mutex_unlock(&svmtune_bpf_lock);
+	return len;
 }
+
+#else /* no BPF, no module BTF, or no struct_ops types from modules */
 
 int svmtune_bpf_init_type(void)
 {
@@ -495,6 +678,12 @@ int svmtune_bpf_init_type(void)
 			"the kernel cannot register a module's struct_ops type (register_bpf_struct_ops(), Linux 6.9 and later)";
 	pr_info("programmable policy unavailable: %s\n",
 		svmtune_bpf_unavailable);
+	return 0;
+}
+
+static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
 	return 0;
 }
 
@@ -525,12 +714,14 @@ static ssize_t name##_show(struct kobject *kobj,			\
 static struct kobj_attribute name##_attr = __ATTR_RO(name)
 
 static struct kobj_attribute state_attr = __ATTR_RO(state);
+static struct kobj_attribute attached_attr = __ATTR_RO(attached);
 SVMTUNE_BPF_COUNTER(calls);
 SVMTUNE_BPF_COUNTER(replaced);
 SVMTUNE_BPF_COUNTER(refused);
 
 static struct attribute *svmtune_bpf_attrs[] = {
 	&state_attr.attr,
+	&attached_attr.attr,
 	&calls_attr.attr,
 	&replaced_attr.attr,
 	&refused_attr.attr,
@@ -539,7 +730,7 @@ static struct attribute *svmtune_bpf_attrs[] = {
 
 /*
  * /sys/kernel/svmtune/bpf: whether programmable policy is available (and
- * why not), and what attached programs did.
+ * why not), what is attached, and what attached programs did.
  */
 const struct attribute_group svmtune_bpf_sysfs_group = {
 	.name = "bpf",

@@ -7,6 +7,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/hashtable.h>
+#include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rbtree.h>
@@ -16,6 +17,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <linux/svmtune.h>
+#include <linux/svmtune_bpf.h>
 #include <svmtune/backend.h>
 
 #define SVMTUNE_VERSION_STRING __stringify(SVMTUNE_VERSION_MAJOR) "." \
@@ -87,6 +89,19 @@ struct svmtune_range {
 };
 
 /**
+ * struct svmtune_owner - the process an address space belongs to, as the
+ *	engine saw it when it started keeping state for it
+ * @cgrp: its cgroup (v2), referenced; NULL if none could be taken
+ * @cgroup_id: cgroup_id() of @cgrp; 0 if none
+ * @tgid: the owning process's thread-group id, in the initial namespace
+ */
+struct svmtune_owner {
+	struct cgroup *cgrp;
+	u64 cgroup_id;
+	pid_t tgid;
+};
+
+/**
  * struct svmtune_mm - what the engine keeps about one address space
  * @mn: from mmu_notifier_get(); lives until the address space is torn down
  *	(->release) and an SRCU grace period passed
@@ -104,6 +119,8 @@ struct svmtune_range {
  * @dead: set under @lock when the state is unhashed (->release, module
  *	unload): its ranges and blocks may be freed as soon as the lock is
  *	dropped, so a walker that found it under RCU must leave them alone
+ * @owner: who the address space belonged to when the state was made
+ *	(svmtune_owner_get()); constant, read without @lock
  * @rcu: frees it once no hash lookup can see it
  */
 struct svmtune_mm {
@@ -118,6 +135,7 @@ struct svmtune_mm {
 	struct svmtune_range *spare;
 	struct xarray blocks;
 	bool dead;
+	struct svmtune_owner owner;
 	struct rcu_head rcu;
 };
 
@@ -231,8 +249,31 @@ struct svmtune_block {
 	unsigned long base;
 };
 
+/* A block with no reversal for this long starts counting afresh (the epoch). */
+#define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
+
+/*
+ * Whether a block has a chunk thrashing now (a reversal in this epoch, a
+ * throttle or a pin running): no prefetch into it. By the clock, since
+ * the state is aged only by faults that track thrashing.
+ */
+static inline bool svmtune_block_thrashing(const struct svmtune_block *blk)
+{
+	const struct svmtune_block_thrash *th = &blk->th;
+	u64 now;
+
+	if (!th->event_ns && !th->throttled && !th->pinned)
+		return false;
+	now = ktime_get_ns();
+	return (th->event_ns && now - th->event_ns <= SVMTUNE_THRASH_QUIET_NS) ||
+	       (th->throttled && now < th->throttle_until_ns) ||
+	       svmtune_pins_live(th, svmtune_ms(now));
+}
+
 /* svmtune_target.c */
 struct mm_struct *svmtune_target_mm(u32 pid);
+void svmtune_owner_get(struct svmtune_owner *owner, struct mm_struct *mm);
+void svmtune_owner_put(struct svmtune_owner *owner);
 
 /* The block of 2^@shift bytes around @addr, within [@lo, @hi), in @d. */
 static inline void svmtune_window_cut(unsigned long addr, unsigned long lo,
@@ -248,15 +289,55 @@ static inline void svmtune_window_cut(unsigned long addr, unsigned long lo,
 		d->end = hi;
 }
 
-/* svmtune_bpf.c */
+/* svmtune_bpf.c: the struct_ops type, attachment, kfuncs */
 #define SVMTUNE_BPF_MAX_ATTACHED	64
 int svmtune_bpf_init_type(void);
 bool svmtune_bpf_available(void);
+extern const struct attribute_group svmtune_bpf_sysfs_group;
+struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm);
+
+/* What came of a program's call, for /sys/kernel/svmtune/bpf. */
+enum svmtune_bpf_outcome {
+	SVMTUNE_BPF_KEPT,	/* no decision, or the built-in one kept */
+	SVMTUNE_BPF_REPLACED,	/* the program's decision used */
+	SVMTUNE_BPF_REFUSED,	/* the program's decision invalid: not used */
+};
+
+void svmtune_bpf_counted(enum svmtune_bpf_outcome outcome);
+
+/**
+ * struct svmtune_bpf_fault_kern - a fault callback's context, and what
+ *	the kfuncs it may call reach through it
+ * @pub: what the program sees (its first argument)
+ * @smm: the faulting address space's state, its lock held; or NULL
+ */
+struct svmtune_bpf_fault_kern {
+	struct svmtune_bpf_fault pub;
+	struct svmtune_mm *smm;
+};
+
+/* The kfunc, declared for sparse; programs declare it __ksym. */
+int svmtune_bpf_block_state(struct svmtune_bpf_fault *fault, u64 addr,
+			    struct svmtune_bpf_block *out);
+
+/* svmtune_bpf_call.c: the engine's calls into an attached program */
 bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 			const struct svmtune_block *blk,
 			const struct svmtune_fault *fault, unsigned long lo,
 			unsigned long hi, struct svmtune_decision *d);
-extern const struct attribute_group svmtune_bpf_sysfs_group;
+void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
+		       unsigned long start, unsigned long end, u32 loc,
+		       const struct svmtune_decision *decision,
+		       unsigned long changed);
+void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
+			   const struct svmtune_fault *fault,
+			   unsigned long cstart, unsigned long addr,
+			   unsigned int detections,
+			   struct svmtune_bpf_thrash_decision *td);
+bool svmtune_bpf_evict_wanted(struct mm_struct *mm);
+int svmtune_bpf_evict(struct svmtune_device *dev, struct mm_struct *mm,
+		      const struct svmtune_block *blk, unsigned int pos);
+void svmtune_bpf_proc(struct svmtune_mm *smm, bool attach);
 
 /* svmtune_notifier.c */
 int svmtune_notifier_init(void);
@@ -453,7 +534,6 @@ unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
 
 /* svmtune_thrash.c */
 void svmtune_unpin_stop(void);
-bool svmtune_block_thrashing(const struct svmtune_block *blk);
 void svmtune_thrash_clip(const struct svmtune_block *blk,
 			 unsigned long addr, struct svmtune_decision *d);
 bool svmtune_thrash_fault(struct svmtune_device *dev,

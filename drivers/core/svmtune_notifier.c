@@ -74,8 +74,10 @@ static void svmtune_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 	struct svmtune_mm *smm = container_of(mn, struct svmtune_mm, mn);
 
 	/* The address space is going: forget it, once. */
-	if (svmtune_mm_unhash(smm))
+	if (svmtune_mm_unhash(smm)) {
+		svmtune_bpf_proc(smm, false);
 		svmtune_mm_put(smm);
+	}
 }
 
 static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
@@ -95,6 +97,7 @@ static struct mmu_notifier *svmtune_mn_alloc(struct mm_struct *mm)
 	xa_init_flags(&smm->blocks, XA_FLAGS_ACCOUNT);
 	smm->mm = mm;
 	smm->defaults.preferred_loc = SVMTUNE_LOC_UNSET;
+	svmtune_owner_get(&smm->owner, mm);
 	return &smm->mn;
 }
 
@@ -104,6 +107,7 @@ static void svmtune_mn_free(struct mmu_notifier *mn)
 
 	svmtune_ranges_free(smm);
 	svmtune_blocks_free(smm);
+	svmtune_owner_put(&smm->owner);
 	/* A lookup may still be walking past it in the hash bucket. */
 	kfree_rcu(smm, rcu);
 }
@@ -142,6 +146,8 @@ struct svmtune_mm *svmtune_mm_get(struct mm_struct *mm)
 	/* New: this reference is the one ->release will put. */
 	if (!svmtune_mm_publish(smm))
 		mmu_notifier_put(mn);
+	else
+		svmtune_bpf_proc(smm, true);
 	svmtune_mm_refill_spare(smm);
 	return smm;
 }

@@ -17,9 +17,6 @@
 #include "svmtune_internal.h"
 #include "svmtune_trace.h"
 
-/* A block with no reversal for this long starts counting afresh (the epoch). */
-#define SVMTUNE_THRASH_QUIET_NS	NSEC_PER_SEC
-
 /*
  * Pin expiry. A chunk pinned by thrashing (svmtune_thrash_fault()) stays in
  * system memory, mapped remotely by the devices that fault on it, until
@@ -232,6 +229,59 @@ static void svmtune_thrash_pin(struct svmtune_device *dev,
 }
 
 /*
+ * Chunk @chunk of @blk was detected thrashing by @fault at @addr, at @now:
+ * mitigate as the ``thrashing`` knob says, or as an attached program
+ * answers (svmtune_bpf_thrashing()). A device that cannot make a fault
+ * wait skips the throttle stage.
+ */
+static void svmtune_thrash_detected(struct svmtune_device *dev,
+				    struct svmtune_mm *smm, u64 *range_counters,
+				    struct svmtune_block *blk,
+				    const struct svmtune_fault *fault,
+				    const struct svmtune_params *prm,
+				    unsigned long addr, unsigned int chunk,
+				    u64 now)
+{
+	unsigned long cstart = blk->base +
+			       ((unsigned long)chunk << SVMTUNE_THRASH_CHUNK_SHIFT);
+	struct svmtune_block_thrash *th = &blk->th;
+	unsigned int mode = prm->thrashing;
+	struct svmtune_bpf_thrash_decision td = {
+		.mitigation = SVMTUNE_BPF_THRASH_NONE,
+		.throttle_us = prm->thrashing_throttle_us,
+		.pin_ms = prm->thrashing_pin_ms,
+	};
+	unsigned int what = SVMTUNE_THRASH_TRACE_DETECTED;
+
+	lockdep_assert_held(&smm->lock);
+	if (mode == SVMTUNE_THRASHING_REMOTE &&
+	    (th->throttles[chunk] >= prm->thrashing_pin_threshold ||
+	     !dev->throttles))
+		td.mitigation = SVMTUNE_BPF_THRASH_PIN;
+	else if (dev->throttles && (mode == SVMTUNE_THRASHING_REMOTE ||
+				    mode == SVMTUNE_THRASHING_THROTTLE))
+		td.mitigation = SVMTUNE_BPF_THRASH_THROTTLE;
+	svmtune_bpf_thrashing(dev, smm, fault, cstart, addr, th->throttles[chunk],
+			      &td);
+	if (td.mitigation == SVMTUNE_BPF_THRASH_PIN) {
+		what = SVMTUNE_THRASH_TRACE_PINNED;
+		svmtune_thrash_pin(dev, smm, range_counters, blk, chunk, now,
+				   td.pin_ms);
+	} else if (td.mitigation == SVMTUNE_BPF_THRASH_THROTTLE) {
+		what = SVMTUNE_THRASH_TRACE_THROTTLED;
+		th->throttled |= BIT(chunk);
+		th->throttle_until_ns = now + (u64)td.throttle_us * NSEC_PER_USEC;
+		if (th->throttles[chunk] < U8_MAX)
+			th->throttles[chunk]++;
+		svmtune_count(dev, smm->counters, range_counters,
+			      SVMTUNE_CNT_THROTTLES, 1);
+	}
+	trace_svmtune_thrashing(dev, cstart,
+				cstart + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT),
+				addr, what);
+}
+
+/*
  * Thrashing, per 64 KiB chunk of a 2 MiB block, after NVIDIA UVM's. A
  * fault that reverses a recent migration of its page (a CPU fault on a
  * page a device fault moved less than thrashing_lapse_us ago, or a device
@@ -273,15 +323,12 @@ bool svmtune_thrash_fault(struct svmtune_device *dev,
 			  unsigned long addr, u64 now, u64 *throttle_ns)
 {
 	u64 lapse = (u64)prm->thrashing_lapse_us * NSEC_PER_USEC;
-	unsigned int mode = prm->thrashing;
 	unsigned int page = (addr - blk->base) >> PAGE_SHIFT;
 	unsigned int chunk = page >> (SVMTUNE_THRASH_CHUNK_SHIFT - PAGE_SHIFT);
 	u64 *range_counters = range ? range->counters : NULL;
 	struct svmtune_block_thrash *th = &blk->th;
 	u32 bit = BIT(chunk), now_ms = svmtune_ms(now);
-	unsigned long cstart;
-	bool reversal, pin;
-	unsigned int what;
+	bool reversal;
 
 	lockdep_assert_held(&smm->lock);
 	if (th->event_ns && now - th->event_ns > SVMTUNE_THRASH_QUIET_NS) {
@@ -308,30 +355,8 @@ bool svmtune_thrash_fault(struct svmtune_device *dev,
 	th->events[chunk] = 0;
 	svmtune_count(dev, smm->counters, range_counters,
 		      SVMTUNE_CNT_THRASHING_DETECTED, 1);
-	/* A device that cannot make a fault wait skips the throttle stage. */
-	pin = mode == SVMTUNE_THRASHING_REMOTE &&
-	      (th->throttles[chunk] >= prm->thrashing_pin_threshold ||
-	       !dev->throttles);
-	what = SVMTUNE_THRASH_TRACE_DETECTED;
-	if (pin) {
-		what = SVMTUNE_THRASH_TRACE_PINNED;
-		svmtune_thrash_pin(dev, smm, range_counters, blk, chunk, now,
-				   prm->thrashing_pin_ms);
-	} else if (dev->throttles && (mode == SVMTUNE_THRASHING_REMOTE ||
-				      mode == SVMTUNE_THRASHING_THROTTLE)) {
-		what = SVMTUNE_THRASH_TRACE_THROTTLED;
-		th->throttled |= bit;
-		th->throttle_until_ns = now +
-			(u64)prm->thrashing_throttle_us * NSEC_PER_USEC;
-		if (th->throttles[chunk] < U8_MAX)
-			th->throttles[chunk]++;
-		svmtune_count(dev, smm->counters, range_counters,
-			      SVMTUNE_CNT_THROTTLES, 1);
-	}
-	cstart = blk->base + ((unsigned long)chunk << SVMTUNE_THRASH_CHUNK_SHIFT);
-	trace_svmtune_thrashing(dev, cstart,
-				cstart + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT),
-				addr, what);
+	svmtune_thrash_detected(dev, smm, range_counters, blk, fault, prm,
+				addr, chunk, now);
 throttle:
 	if ((th->throttled & bit) && now < th->throttle_until_ns && dev->throttles)
 		*throttle_ns = th->throttle_until_ns - now;
@@ -389,22 +414,4 @@ void svmtune_thrash_clip(const struct svmtune_block *blk,
 			     ((unsigned long)__ffs(above) << SVMTUNE_THRASH_CHUNK_SHIFT));
 	d->fault_start = max(d->fault_start, d->start);
 	d->fault_end = min(d->fault_end, d->end);
-}
-
-/*
- * Whether a block has a chunk thrashing now (a reversal in this epoch, a
- * throttle or a pin running): no prefetch into it. By the clock, since
- * the state is aged only by faults that track thrashing.
- */
-bool svmtune_block_thrashing(const struct svmtune_block *blk)
-{
-	const struct svmtune_block_thrash *th = &blk->th;
-	u64 now;
-
-	if (!th->event_ns && !th->throttled && !th->pinned)
-		return false;
-	now = ktime_get_ns();
-	return (th->event_ns && now - th->event_ns <= SVMTUNE_THRASH_QUIET_NS) ||
-	       (th->throttled && now < th->throttle_until_ns) ||
-	       svmtune_pins_live(th, svmtune_ms(now));
 }

@@ -159,4 +159,12 @@ static inline unsigned long svmtune_migrate_pfn_pages(unsigned long mpfn)
 #define SVMTUNE_BPF_STRUCT_OPS
 #endif
 
+/*
+ * KF_TRUSTED_ARGS: a kfunc takes only trusted pointers. 7.x made that the
+ * default for every kfunc and dropped the flag.
+ */
+#if defined(SVMTUNE_BPF_STRUCT_OPS) && !defined(KF_TRUSTED_ARGS)
+#define KF_TRUSTED_ARGS 0
+#endif
+
 #endif /* _SVMTUNE_COMPAT_H */

@@ -13,7 +13,7 @@
 
 dir=$(dirname "$0")
 status=0
-progs=${*:-"svmtune_core_test svmtune_policy_test svmtune_emu_test svmtune_reclaim_test svmtune_badinput_test svmtune_perm_test svmtune_fuzz_test svmtune_inject_test svmtunectl_test.sh svmtune_kfd_test svmtune_module_test svmtune_bpf_test svmtune_policy_tool_test.sh"}
+progs=${*:-"svmtune_core_test svmtune_policy_test svmtune_emu_test svmtune_reclaim_test svmtune_badinput_test svmtune_perm_test svmtune_fuzz_test svmtune_inject_test svmtunectl_test.sh svmtune_kfd_test svmtune_module_test svmtune_bpf_test svmtune_bpf_hooks_test svmtune_policy_tool_test.sh"}
 
 for p in $progs; do
 	echo "# ---- $p"

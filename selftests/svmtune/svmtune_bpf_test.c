@@ -35,12 +35,7 @@
 
 #include "bpf/svmtune_test_policies.h"
 #include "kselftest_harness.h"
-#include "svmtune_test_util.h"
-
-#define EMU_DEV "/dev/svmtune_emu0"
-#define PAGE 4096UL
-#define KIB 1024UL
-#define MIB (1024UL * 1024)
+#include "svmtune_bpf_util.h"
 
 /* What the test policy answers unless a test says otherwise: 64 KiB. */
 static const struct policy_data default_answers = {
@@ -58,71 +53,6 @@ static int set_answers(struct bpf_map *settings, const struct policy_data *p)
 
 	return bpf_map__update_elem(settings, &key, sizeof(key), p, sizeof(*p),
 				    BPF_ANY);
-}
-
-static char bpf_dir[PATH_MAX];
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	return level <= LIBBPF_INFO && getenv("SVMTUNE_BPF_VERBOSE") ?
-		       vfprintf(stderr, fmt, ap) :
-		       0;
-}
-
-static unsigned long long bpf_counter(const char *name)
-{
-	char path[64], buf[32];
-
-	snprintf(path, sizeof(path), "bpf/%s", name);
-	if (svmtune_read_sysfs(path, buf, sizeof(buf)) < 0)
-		return ~0ULL;
-	return strtoull(buf, NULL, 0);
-}
-
-/* Why programmable policy is unavailable here, or NULL. */
-static const char *bpf_unavailable(void)
-{
-	static char buf[256];
-
-	if (svmtune_read_sysfs("bpf/state", buf, sizeof(buf)) < 0)
-		return "no /sys/kernel/svmtune/bpf/state";
-	buf[strcspn(buf, "\n")] = 0;
-	return strcmp(buf, "available") ? buf : NULL;
-}
-
-static struct bpf_object *open_obj(const char *name)
-{
-	char path[PATH_MAX * 2];
-
-	snprintf(path, sizeof(path), "%s/%s", bpf_dir, name);
-	return bpf_object__open_file(path, NULL);
-}
-
-static int gpu_access(int fd, void *addr, unsigned long size, void *buf,
-		      uint32_t op, struct svmtune_emu_access *out)
-{
-	struct svmtune_emu_access a;
-
-	memset(&a, 0, sizeof(a));
-	a.addr = (uintptr_t)addr;
-	a.size = size;
-	a.ptr = (uintptr_t)buf;
-	a.op = op;
-	if (ioctl(fd, SVMTUNE_EMU_IOC_ACCESS, &a))
-		return -errno;
-	if (out)
-		*out = a;
-	return 0;
-}
-
-static void fill(void *p, unsigned long size, unsigned int seed)
-{
-	uint64_t *w = p;
-	unsigned long i;
-
-	for (i = 0; i < size / 8; i++)
-		w[i] = (i * 0x9e3779b97f4a7c15ULL) ^ seed;
 }
 
 FIXTURE(bpf)
@@ -606,19 +536,6 @@ TEST(verifier_refuses_bad_programs)
 		EXPECT_NE(0, bpf_object__load(obj)) TH_LOG("%s", objs[i]);
 		bpf_object__close(obj);
 	}
-}
-
-static void __attribute__((constructor)) find_bpf_dir(void)
-{
-	char self_path[PATH_MAX];
-	ssize_t n =
-		readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-
-	if (n <= 0)
-		n = 0;
-	self_path[n] = 0;
-	snprintf(bpf_dir, sizeof(bpf_dir), "%s/bpf", dirname(self_path));
-	libbpf_set_print(libbpf_quiet);
 }
 
 TEST_HARNESS_MAIN

@@ -51,12 +51,13 @@ stop_bg() {
 }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..7"
 state=$(cat /sys/kernel/svmtune/bpf/state 2>/dev/null)
 if [ "$state" != available ]; then
 	for t in bad_usage_exits_2 attach_global_policy \
 		 second_global_policy_is_refused stop_detaches \
-		 attaches_again_after_stop; do
+		 attaches_again_after_stop list_shows_the_policy \
+		 list_is_empty_after_stop; do
 		n=$((n + 1))
 		echo "ok $n $t # SKIP programmable policy unavailable: ${state#unavailable: }"
 	done
@@ -68,5 +69,7 @@ check attach_global_policy attach_bg
 check second_global_policy_is_refused sh -c "'$tool' attach '$obj' stride </dev/null; [ \$? = 1 ]"
 check stop_detaches stop_bg
 check attaches_again_after_stop attach_bg
+check list_shows_the_policy sh -c "'$tool' list | grep -qx 'global stride'"
 stop_bg
+check list_is_empty_after_stop sh -c "! '$tool' list | grep -q stride"
 exit $failed
