@@ -53,7 +53,10 @@
  * thrashing mitigation: throttle only, remote (throttle three times, then
  * pin), pin at the first detection; adapt+pin (adapt-all, but pinning at
  * the first detection, no throttle); and advised (2M, the buffer set to
- * SVMTUNE_ACCESS_REMOTE: manual advice).
+ * SVMTUNE_ACCESS_REMOTE: manual advice). With --bpf DIR, where the kernel
+ * has programmable policy, the example programs too, each attached
+ * globally by DIR/svmtune-policy over the built-in policy of its row:
+ * bpf-stride (tools/policies/stride.bpf.c over fixed 64K).
  *
  * Each measurement is the best of three runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
@@ -66,6 +69,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,22 +97,26 @@ struct policy {
 	const char *fragment_auto;
 	int pingpong_only;
 	int advise_remote; /* the buffer's range policy: access remote */
+	const char *bpf; /* "OBJECT:MAP": a program attached over the knobs */
 };
 
 static const struct policy policies[] = {
-	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", "0", 0, 0 },
-	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", "0", 0, 0 },
-	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", "0", 0, 0 },
-	{ "adaptive", "adaptive", "2M", "detect", "0", "3", "0", 0, 0 },
-	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", "0", 0, 0 },
-	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", "0", 0, 0 },
-	{ "uvm-like", "fixed", "64K", "remote", "51", "3", "0", 0, 0 },
-	{ "adapt-all", "adaptive", "2M", "remote", "51", "3", "1", 0, 0 },
-	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1, 0 },
-	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1, 0 },
-	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1, 0 },
-	{ "adapt+pin", "adaptive", "2M", "remote", "51", "0", "1", 1, 0 },
-	{ "advised", "fixed", "2M", "detect", "0", "3", "0", 1, 1 },
+	{ "fixed-4K", "fixed", "4K", "detect", "0", "3", "0", 0, 0, NULL },
+	{ "fixed-64K", "fixed", "64K", "detect", "0", "3", "0", 0, 0, NULL },
+	{ "fixed-2M", "fixed", "2M", "detect", "0", "3", "0", 0, 0, NULL },
+	{ "adaptive", "adaptive", "2M", "detect", "0", "3", "0", 0, 0, NULL },
+	{ "64K+pf51", "fixed", "64K", "detect", "51", "3", "0", 0, 0, NULL },
+	{ "adapt+pf51", "adaptive", "2M", "detect", "51", "3", "0", 0, 0,
+	  NULL },
+	{ "uvm-like", "fixed", "64K", "remote", "51", "3", "0", 0, 0, NULL },
+	{ "adapt-all", "adaptive", "2M", "remote", "51", "3", "1", 0, 0, NULL },
+	{ "bpf-stride", "fixed", "64K", "detect", "0", "3", "0", 0, 0,
+	  "stride.bpf.o:stride" },
+	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1, 0, NULL },
+	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1, 0, NULL },
+	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1, 0, NULL },
+	{ "adapt+pin", "adaptive", "2M", "remote", "51", "0", "1", 1, 0, NULL },
+	{ "advised", "fixed", "2M", "detect", "0", "3", "0", 1, 1, NULL },
 };
 
 #define NPOLICIES ARRAY_SIZE(policies)
@@ -211,6 +219,83 @@ static double model_ms(const struct result *r)
 		    local_reads * PAGE / (model.hbm_gbs * 1e3);
 
 	return us / 1e3;
+}
+
+/*
+ * --bpf DIR: the policy tool and the BPF objects (DIR/svmtune-policy,
+ * DIR/bpf/); NULL, or programmable policy unavailable: no program rows.
+ */
+static const char *bpf_dir;
+
+/* Whether @p's row is measured in this run (and in this workload). */
+static int measured(const struct policy *p, int pingpong)
+{
+	return (!p->pingpong_only || pingpong) && (!p->bpf || bpf_dir);
+}
+
+/* A program attached by the policy tool: its pid, its standard input. */
+struct attached {
+	pid_t pid;
+	int in;
+};
+
+/*
+ * Attach @spec ("OBJECT:MAP") globally with the policy tool, which keeps
+ * it attached until its standard input closes (bpf_detach()).
+ */
+static int bpf_attach(const char *spec, struct attached *a)
+{
+	char obj[1024], tool[1024], map[64], line[128] = "";
+	const char *colon = strchr(spec, ':');
+	int in[2], out[2];
+	FILE *f;
+
+	if (!colon)
+		return -EINVAL;
+	snprintf(obj, sizeof(obj), "%s/bpf/%.*s", bpf_dir, (int)(colon - spec),
+		 spec);
+	snprintf(map, sizeof(map), "%s", colon + 1);
+	snprintf(tool, sizeof(tool), "%s/svmtune-policy", bpf_dir);
+	if (pipe(in))
+		return -errno;
+	if (pipe(out)) {
+		close(in[0]);
+		close(in[1]);
+		return -errno;
+	}
+	a->pid = fork();
+	if (!a->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		close(in[1]);
+		close(out[0]);
+		execl(tool, tool, "attach", obj, map, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	a->in = in[1];
+	f = fdopen(out[0], "r");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    strncmp(line, "attached ", 9)) {
+		fprintf(stderr, "svmtune_bench: cannot attach %s: %s", spec,
+			*line ? line : "no answer\n");
+		if (f)
+			fclose(f);
+		close(a->in);
+		if (a->pid > 0)
+			waitpid(a->pid, NULL, 0);
+		return -EIO;
+	}
+	fclose(f);
+	return 0;
+}
+
+static void bpf_detach(struct attached *a)
+{
+	close(a->in);
+	waitpid(a->pid, NULL, 0);
 }
 
 static int set_policy(const struct policy *p)
@@ -842,8 +927,11 @@ static int thp_main(int emu, int ctl)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: svmtune_bench [--smoke] [--overhead LOG2 | --copy | --thp]\n"
+		"Usage: svmtune_bench [--smoke] [--bpf DIR] [--overhead LOG2 | --copy | --thp]\n"
 		"  --smoke  a small, fast run (output shape, not numbers)\n"
+		"  --bpf DIR  also the example programs (bpf-* rows), attached by\n"
+		"           DIR/svmtune-policy from DIR/bpf/, where programmable\n"
+		"           policy is available\n"
 		"  --copy   explicit migrations in 4 KiB, 64 KiB and 2 MiB calls, each way,\n"
 		"           against memcpy() (\"copy,memcpy|to_device|to_system,LOG2,MiB/s\")\n"
 		"  --thp    2 MiB windows by GPU fault and CPU fault, svmtune_emu's compound\n"
@@ -890,6 +978,8 @@ int main(int argc, char **argv)
 			pingpong_rounds = 8;
 			pingpong_pages = 2;
 			tlb_passes = 1;
+		} else if (!strcmp(argv[a], "--bpf") && a + 1 < argc) {
+			bpf_dir = argv[++a];
 		} else if (!strcmp(argv[a], "--copy")) {
 			copy = 1;
 		} else if (!strcmp(argv[a], "--thp")) {
@@ -963,6 +1053,17 @@ int main(int argc, char **argv)
 	 * before the page comes round again (pingpong visits each page
 	 * every 8 GPU and 8 CPU faults, about 0.6 s here).
 	 */
+	if (bpf_dir) {
+		char state[64] = "";
+
+		svmtune_tool_read_file("/sys/kernel/svmtune/bpf/state", state,
+				       sizeof(state));
+		if (strncmp(state, "available", 9)) {
+			printf("Programs (bpf-* rows) not measured: programmable policy %s\n",
+			       state);
+			bpf_dir = NULL;
+		}
+	}
 	svmtune_tool_write_knob("thrashing_lapse_us", "1000000");
 	svmtune_tool_write_knob("thrashing_pin_ms", "30000");
 	svmtune_tool_write_knob("thrashing_throttle_us", "20000");
@@ -983,9 +1084,16 @@ int main(int argc, char **argv)
 		int pingpong = !strcmp(workloads[w], "pingpong");
 
 		for (p = 0; p < NPOLICIES && !ret; p++) {
-			if (policies[p].pingpong_only && !pingpong)
+			struct attached att = { -1, -1 };
+			int program = 0;
+
+			if (!measured(&policies[p], pingpong))
 				continue;
 			ret = set_policy(&policies[p]);
+			if (!ret && policies[p].bpf) {
+				ret = bpf_attach(policies[p].bpf, &att);
+				program = !ret;
+			}
 			for (k = 0; k < (unsigned int)repeat && !ret; k++) {
 				struct result r;
 
@@ -994,9 +1102,11 @@ int main(int argc, char **argv)
 				if (!ret && (k == 0 || r.ms < res[p].ms))
 					res[p] = r;
 			}
+			if (program)
+				bpf_detach(&att);
 		}
 		for (p = 0; p < NPOLICIES && !ret; p++) {
-			if (policies[p].pingpong_only && !pingpong)
+			if (!measured(&policies[p], pingpong))
 				continue;
 			all[w][p] = res[p];
 			rows[w][p] = make_row(&res[p], &res[BASELINE]);
@@ -1012,8 +1122,8 @@ int main(int argc, char **argv)
 		printf("\n--- csv\n%s\n", columns);
 		for (w = 0; w < ARRAY_SIZE(workloads); w++)
 			for (p = 0; p < NPOLICIES; p++)
-				if (!policies[p].pingpong_only ||
-				    !strcmp(workloads[w], "pingpong"))
+				if (measured(&policies[p],
+					     !strcmp(workloads[w], "pingpong")))
 					print_row(
 						stdout,
 						"%s,%s,%.3f,%.4f,%llu,%llu,%.3f,%.4f,%llu,%llu,%llu,%llu,%.4f,%.4f\n",
