@@ -523,6 +523,8 @@ TEST(verifier_refuses_bad_programs)
 		"svmtune_bad_write_fault.bpf.o",
 		"svmtune_bad_write_reserved.bpf.o",
 		"svmtune_bad_sleepable.bpf.o",
+		"svmtune_bad_write_thrash.bpf.o",
+		"svmtune_bad_write_moved.bpf.o",
 	};
 	const char *why = bpf_unavailable();
 	unsigned int i;
