@@ -229,8 +229,10 @@ fi
 #     program fixed64k (64 KiB windows for every device fault), attached
 #     globally with tools/svmtune-policy as an operator would; every result
 #     checked, the program called and its answers used, none refused;
-#     stopping the tool detaches it. Skipped, with the reason, where
-#     programmable policy is unavailable.
+#     stopping the tool detaches it. Then svmtune_gated, which decides
+#     only once its attach and moved callbacks ran for the process: its
+#     decisions used on KFD's code show those callbacks called there.
+#     Skipped, with the reason, where programmable policy is unavailable.
 if load_bed managed-bpf num_gpus=2 vram_mb=64; then
 	if ! modprobe svmtune_kfd; then
 		fail managed-bpf:load "modprobe svmtune_kfd failed"
@@ -268,6 +270,32 @@ if load_bed managed-bpf num_gpus=2 vram_mb=64; then
 			else
 				fail managed-bpf:stopped-program-detached "calls $calls then $(cat /sys/kernel/svmtune/bpf/calls)"
 			fi
+			# The other callbacks on KFD's paths: svmtune_gated.bpf.o
+			# decides only for a process it was told of (attach) and
+			# whose pages it saw move (moved), so a decision replaced
+			# here means both ran from svmtune_kfd's calls.
+			"$dir/svmtune-policy" attach "$dir/bpf/svmtune_gated.bpf.o" gated </tmp/policy.in >/tmp/policy.out 2>&1 &
+			policy=$!
+			i=0
+			while ! grep -q '^attached' /tmp/policy.out && kill -0 $policy 2>/dev/null && [ $i -lt 300 ]; do
+				usleep 100000 2>/dev/null || sleep 1
+				i=$((i + 1))
+			done
+			replaced=$(cat /sys/kernel/svmtune/bpf/replaced)
+			refused=$(cat /sys/kernel/svmtune/bpf/refused)
+			"$managed" >/tmp/kfdbed.out 2>&1
+			rc=$?
+			now_replaced=$(cat /sys/kernel/svmtune/bpf/replaced)
+			if grep -q '^attached gated' /tmp/policy.out && [ "$rc" = 0 ] &&
+			   ! grep -q '^not ok' /tmp/kfdbed.out &&
+			   [ "$now_replaced" -gt "$replaced" ] &&
+			   [ "$(cat /sys/kernel/svmtune/bpf/refused)" = "$refused" ]; then
+				echo "svmtune-test PASS kfdbed:managed-bpf:attach-and-moved-called-on-kfd"
+			else
+				fail managed-bpf:attach-and-moved-called-on-kfd "rc $rc, replaced $replaced then $now_replaced: $(cat /tmp/policy.out)"
+			fi
+			kill -TERM $policy 2>/dev/null
+			wait $policy
 		else
 			fail managed-bpf:attach "svmtune-policy: $(cat /tmp/policy.out)"
 			kill -TERM $policy 2>/dev/null
