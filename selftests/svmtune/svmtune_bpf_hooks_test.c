@@ -181,23 +181,10 @@ TEST_F(hooks, kfunc_reads_another_block_of_the_process)
 }
 
 /*
- * Thrashing: the GPU reads the first page of a 2 MiB window, the CPU
- * writes it, @rounds times; a long lapse, so that the slow emulated
- * machine counts every reversal, and detection at the third.
+ * ping_pong() (svmtune_emu_util.h) to a detection: a long lapse, so that
+ * the slow emulated machine counts every reversal, and detection at the
+ * third.
  */
-static int ping_pong(int fd, char *buf, char *tmp, int rounds)
-{
-	int i, ret;
-
-	for (i = 0; i < rounds; i++) {
-		ret = gpu_access(fd, buf, PAGE, tmp, SVMTUNE_EMU_READ, NULL);
-		if (ret)
-			return ret;
-		buf[0] = (char)i;
-	}
-	return 0;
-}
-
 static void set_thrashing(struct __test_metadata *_metadata, const char *mode)
 {
 	ASSERT_EQ(0, svmtune_write_sysfs("thrashing", mode));

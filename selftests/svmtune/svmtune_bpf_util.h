@@ -22,12 +22,8 @@
 
 #include <linux/svmtune_emu.h>
 
+#include "svmtune_emu_util.h"
 #include "svmtune_test_util.h"
-
-#define EMU_DEV "/dev/svmtune_emu0"
-#define PAGE 4096UL
-#define KIB 1024UL
-#define MIB (1024UL * 1024)
 
 static char bpf_dir[PATH_MAX];
 
@@ -66,23 +62,6 @@ static struct bpf_object *open_obj(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", bpf_dir, name);
 	return bpf_object__open_file(path, NULL);
-}
-
-static int gpu_access(int fd, void *addr, unsigned long size, void *buf,
-		      uint32_t op, struct svmtune_emu_access *out)
-{
-	struct svmtune_emu_access a;
-
-	memset(&a, 0, sizeof(a));
-	a.addr = (uintptr_t)addr;
-	a.size = size;
-	a.ptr = (uintptr_t)buf;
-	a.op = op;
-	if (ioctl(fd, SVMTUNE_EMU_IOC_ACCESS, &a))
-		return -errno;
-	if (out)
-		*out = a;
-	return 0;
 }
 
 static void fill(void *p, unsigned long size, unsigned int seed)

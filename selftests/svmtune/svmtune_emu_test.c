@@ -22,29 +22,8 @@
 #include <linux/svmtune_emu.h>
 
 #include "kselftest_harness.h"
+#include "svmtune_emu_util.h"
 #include "svmtune_test_util.h"
-
-#define EMU_DEV "/dev/svmtune_emu0"
-#define PAGE 4096UL
-#define KIB 1024UL
-#define MIB (1024UL * 1024)
-
-static int gpu_access(int fd, void *addr, unsigned long size, void *buf,
-		      uint32_t op, struct svmtune_emu_access *out)
-{
-	struct svmtune_emu_access a;
-
-	memset(&a, 0, sizeof(a));
-	a.addr = (uintptr_t)addr;
-	a.size = size;
-	a.ptr = (uintptr_t)buf;
-	a.op = op;
-	if (ioctl(fd, SVMTUNE_EMU_IOC_ACCESS, &a))
-		return -errno;
-	if (out)
-		*out = a;
-	return 0;
-}
 
 static int emu_migrate(int fd, void *addr, unsigned long size, uint32_t dest,
 		       uint64_t *migrated)
@@ -2387,24 +2366,9 @@ TEST_F(emu, read_only_mapping_refuses_gpu_write)
 }
 
 /*
- * Thrashing: the GPU reads the first page of a 2 MiB window (a device fault
- * migrates the window), then the CPU writes it (a CPU fault takes the
- * window back), @rounds times. The lapse is long (1 s) so that the slow
- * emulated machine counts every reversal.
+ * The thrashing knobs for ping_pong() (svmtune_emu_util.h): the lapse is
+ * long (1 s) so that the slow emulated machine counts every reversal.
  */
-static int ping_pong(int fd, char *buf, char *tmp, int rounds)
-{
-	int i, ret;
-
-	for (i = 0; i < rounds; i++) {
-		ret = gpu_access(fd, buf, PAGE, tmp, SVMTUNE_EMU_READ, NULL);
-		if (ret)
-			return ret;
-		buf[0] = (char)i;
-	}
-	return 0;
-}
-
 static void set_thrashing(struct __test_metadata *_metadata, const char *mode,
 			  const char *pin_ms)
 {
