@@ -226,17 +226,19 @@ static struct svmtune_block *svmtune_evict_asked(struct svmtune_device *dev,
 						 unsigned long end,
 						 unsigned long *spared)
 {
+	/* The faulting address space's state, once for every candidate. */
+	const struct svmtune_mm *fsmm = mm ? svmtune_mm_find(mm) : NULL;
 	struct svmtune_block *blk;
 	unsigned int pos = 0;
 
 	lockdep_assert_held(&dev->lru_lock);
-	if (!svmtune_bpf_evict_wanted(mm))
+	if (!svmtune_bpf_evict_wanted(fsmm))
 		return NULL;
 	list_for_each_entry(blk, &dev->lru, lru) {
 		if (pos >= SVMTUNE_EVICT_SCAN)
 			break;
 		if (svmtune_evict_ok(dev, blk, mm, start, end)) {
-			switch (svmtune_bpf_evict(dev, mm, blk, pos)) {
+			switch (svmtune_bpf_evict(dev, fsmm, blk, pos)) {
 			case SVMTUNE_BPF_EVICT_TAKE:
 				if (mmget_not_zero(blk->smm->mm))
 					return blk;

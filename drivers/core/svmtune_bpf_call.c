@@ -278,8 +278,8 @@ void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
 
 /**
  * svmtune_bpf_evict_wanted() - whether a program would be asked about the
- *	eviction candidates for a fault of @mm
- * @mm: the address space whose fault needs room, or NULL
+ *	eviction candidates for a fault of @smm
+ * @smm: the state of the address space whose fault needs room, or NULL
  *
  * So that an eviction with no such program looks nothing up per
  * candidate. A program attached or detached meanwhile is seen at the next
@@ -287,13 +287,13 @@ void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
  *
  * Return: whether the program for @mm has an evict callback.
  */
-bool svmtune_bpf_evict_wanted(struct mm_struct *mm)
+bool svmtune_bpf_evict_wanted(const struct svmtune_mm *smm)
 {
 	struct svmtune_ops *ops;
 	bool wanted;
 
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(mm ? svmtune_mm_find(mm) : NULL);
+	ops = svmtune_bpf_ops_for(smm);
 	wanted = ops && ops->evict;
 	rcu_read_unlock();
 	return wanted;
@@ -302,7 +302,8 @@ bool svmtune_bpf_evict_wanted(struct mm_struct *mm)
 /**
  * svmtune_bpf_evict() - ask a program about an eviction candidate
  * @dev: the full device; its lru_lock held
- * @mm: the address space whose fault needs room, or NULL
+ * @smm: the state of the address space whose fault needs room, or NULL
+ *	(looked up once per eviction by the caller)
  * @blk: the candidate, on @dev's LRU
  * @pos: its place on the LRU, 0 the least recent
  *
@@ -310,17 +311,15 @@ bool svmtune_bpf_evict_wanted(struct mm_struct *mm)
  * %SVMTUNE_BPF_EVICT_DEFAULT (no program, or its answer, or an invalid
  * one, refused and counted).
  */
-int svmtune_bpf_evict(struct svmtune_device *dev, struct mm_struct *mm,
+int svmtune_bpf_evict(struct svmtune_device *dev, const struct svmtune_mm *smm,
 		      const struct svmtune_block *blk, unsigned int pos)
 {
-	const struct svmtune_mm *smm;
 	struct svmtune_bpf_victim v;
 	struct svmtune_ops *ops;
 	int ret;
 
 	lockdep_assert_held(&dev->lru_lock);
 	rcu_read_lock();
-	smm = mm ? svmtune_mm_find(mm) : NULL;
 	ops = svmtune_bpf_ops_for(smm);
 	if (!ops || !ops->evict) {
 		rcu_read_unlock();
@@ -403,12 +402,12 @@ void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
 {
 }
 
-bool svmtune_bpf_evict_wanted(struct mm_struct *mm)
+bool svmtune_bpf_evict_wanted(const struct svmtune_mm *smm)
 {
 	return false;
 }
 
-int svmtune_bpf_evict(struct svmtune_device *dev, struct mm_struct *mm,
+int svmtune_bpf_evict(struct svmtune_device *dev, const struct svmtune_mm *smm,
 		      const struct svmtune_block *blk, unsigned int pos)
 {
 	return SVMTUNE_BPF_EVICT_DEFAULT;

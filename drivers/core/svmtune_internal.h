@@ -334,8 +334,8 @@ void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
 			   unsigned long cstart, unsigned long addr,
 			   unsigned int detections,
 			   struct svmtune_bpf_thrash_decision *td);
-bool svmtune_bpf_evict_wanted(struct mm_struct *mm);
-int svmtune_bpf_evict(struct svmtune_device *dev, struct mm_struct *mm,
+bool svmtune_bpf_evict_wanted(const struct svmtune_mm *smm);
+int svmtune_bpf_evict(struct svmtune_device *dev, const struct svmtune_mm *smm,
 		      const struct svmtune_block *blk, unsigned int pos);
 void svmtune_bpf_proc(struct svmtune_mm *smm, bool attach);
 
