@@ -182,39 +182,34 @@ svmtune_kfd_window_checkpoint(const struct svm_range *prange,
 }
 
 /*
- * svm_range_from_addr(), entry: a GPU fault looks its range up, from
- * svm_range_restore_pages() (checked: the filter below acts on its call).
- */
-void svmtune_kfd_from_addr_entry(struct svmtune_kfd_hook *hook,
-				 struct pt_regs *regs,
-				 unsigned long parent_ip)
-{
-	struct svmtune_kfd_fault *slot = svmtune_kfd_fault_find();
-
-	atomic64_inc(&hook->calls);
-	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
-		return;
-	slot->seen |= SVMTUNE_KFD_SEEN_FROM_ADDR;
-	svmtune_kfd_from_caller(hook, parent_ip);
-}
-
-/*
  * svm_range_from_addr(svms, addr, parent), return: in a GPU fault, the
  * range KFD is about to test the 2 ms filter of, svms->lock held. A fault
  * raised before a window holding its page was mapped is dropped; one
  * raised after, or on a page no recorded window of the range holds (the
  * next window of a stream), is served; on a range with no window recorded
  * (pool reused, or mapped before svmtune_kfd attached) KFD decides.
+ *
+ * The one hook on this function, a kretprobe: its caller is checked here
+ * from the return address. An ftrace entry callback beside the kretprobe
+ * (a kprobe on ftrace) made two ftrace users of the function, and ftrace
+ * then calls it through ftrace_ops_list_func, which tests every ftrace_ops
+ * of the system on each call; this runs on every GPU fault, duplicates
+ * included, which a fault storm brings by the thousand.
  */
 int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
 	struct svm_range *prange = (struct svm_range *)regs_return_value(regs);
+	struct svmtune_kfd_hook *hook = svmtune_kfd_kret_hook(ri);
 	struct svmtune_kfd_fault *slot;
 	u64 checkpoint = 0;
 
+	atomic64_inc(&hook->calls);
 	slot = svmtune_kfd_fault_find();
 	if (!slot || slot->fault.type != SVMTUNE_FAULT_DEVICE)
+		return 0;
+	slot->seen |= SVMTUNE_KFD_SEEN_FROM_ADDR;
+	if (!svmtune_kfd_from_caller(hook, get_kretprobe_retaddr(ri)))
 		return 0;
 	/* None: KFD creates the range, by svm_range_new(), if it returns 0. */
 	if (prange)

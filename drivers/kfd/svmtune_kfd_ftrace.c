@@ -13,7 +13,7 @@
  * the first traced call oopses (a write to kernel text, or a return to
  * address 0 from the function tracer's re-patched trampoline).
  * svmtune_kfd puts an ftrace_ops and a kretprobe (a kprobe on ftrace) on
- * five of KFD's functions, so it refuses to attach on such a kernel, and
+ * four of KFD's functions, so it refuses to attach on such a kernel, and
  * says why.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

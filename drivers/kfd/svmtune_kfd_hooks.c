@@ -273,7 +273,6 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 	}, {
 		.symbol = "svm_range_from_addr",
 		.caller = "svm_range_restore_pages",
-		.entry = svmtune_kfd_from_addr_entry,
 		.kret_exit = svmtune_kfd_from_addr_exit,
 	},
 #endif

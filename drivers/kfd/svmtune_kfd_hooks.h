@@ -40,7 +40,6 @@ static inline void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
  * @fault: the fault as the engine sees it
  * @decision: the engine's answer, valid if @decided
  * @result: what moved, so far
- * @entered: when a GPU fault entered svm_range_restore_pages()
  * @decided: the engine was asked
  * @unknown_node: the engine could not be asked: no device for the node yet
  * @declined: the migration to VRAM was declined (mapped remotely)
@@ -72,7 +71,6 @@ struct svmtune_kfd_fault {
 	struct svmtune_fault fault;
 	struct svmtune_decision decision;
 	struct svmtune_result result;
-	ktime_t entered;
 	bool decided;
 	bool unknown_node;
 	bool declined;
@@ -253,9 +251,6 @@ int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 			     struct pt_regs *regs);
 
 /* svmtune_kfd_filter.c: KFD's retry-fault filter, by interrupt time */
-void svmtune_kfd_from_addr_entry(struct svmtune_kfd_hook *hook,
-				 struct pt_regs *regs,
-				 unsigned long parent_ip);
 int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 			       struct pt_regs *regs);
 void svmtune_kfd_windows_mapped(const struct svm_range *prange,

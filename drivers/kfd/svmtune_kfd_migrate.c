@@ -123,7 +123,6 @@ int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 	slot->fault.addr = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR)
 			   << PAGE_SHIFT;
 	slot->fault.write = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_WRITE) & 1;
-	slot->entered = ktime_get_boottime();
 #if SVMTUNE_KFD_HAS_WINDOW
 	slot->adev = (struct amdgpu_device *)svmtune_kfd_arg(regs, 0);
 	slot->ts = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_TS);
