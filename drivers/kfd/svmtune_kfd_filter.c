@@ -189,12 +189,12 @@ svmtune_kfd_window_checkpoint(const struct svm_range *prange,
  * next window of a stream), is served; on a range with no window recorded
  * (pool reused, or mapped before svmtune_kfd attached) KFD decides.
  *
- * The one hook on this function, a kretprobe: its caller is checked here
- * from the return address. An ftrace entry callback beside the kretprobe
- * (a kprobe on ftrace) made two ftrace users of the function, and ftrace
- * then calls it through ftrace_ops_list_func, which tests every ftrace_ops
- * of the system on each call; this runs on every GPU fault, duplicates
- * included, which a fault storm brings by the thousand.
+ * The only hook on this function is this kretprobe, which also checks
+ * the caller, from the return address. A second ftrace user on it (an
+ * entry callback beside the kretprobe's kprobe on ftrace) would make
+ * ftrace call it through ftrace_ops_list_func, which tests every
+ * ftrace_ops of the system on each call, and this runs on every GPU
+ * fault, duplicates included: thousands a second in a fault storm.
  */
 int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
