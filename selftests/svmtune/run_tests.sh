@@ -26,13 +26,11 @@ for p in $progs; do
 	awk -v prog="$p" -v rc="$rc" '
 		# Older harnesses (6.1) print "ok N # SKIP reason" without the
 		# name: take it from the RUN line of the test.
-		/^#  RUN / { run = $3; diag = d1 = d2 = d3 = "" }
+		/^#  RUN / { run = $3; d1 = d2 = d3 = "" }
 		# What the harness says of a failing test (its assertion and
 		# TH_LOG lines): kept, the last three, as the FAIL reason.
 		/^# / && !/^#  RUN / && !/^#  +(OK|FAIL|SKIP) / && !/^# (PASSED|FAILED|Totals|SKIP)/ {
-			line = substr($0, 3)
-			d3 = d2; d2 = d1; d1 = line
-			diag = (d3 != "" ? d3 " | " : "") (d2 != "" ? d2 " | " : "") d1
+			d3 = d2; d2 = d1; d1 = substr($0, 3)
 		}
 		/^ok [0-9]+ / {
 			n++
@@ -47,8 +45,9 @@ for p in $progs; do
 		}
 		/^not ok [0-9]+ / {
 			n++; failed++
+			diag = (d3 != "" ? d3 " | " : "") (d2 != "" ? d2 " | " : "") d1
 			print "svmtune-test FAIL " prog ":" $4 " " substr(diag, 1, 600)
-			d1 = d2 = d3 = diag = ""
+			d1 = d2 = d3 = ""
 		}
 		END {
 			if (rc != 0 && failed == 0 && !(rc == 4 && n > 0))
