@@ -38,6 +38,7 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_RANGES_GIVEN_POLICY,
 	SVMTUNE_KFD_RETRY_FILTER_PASSED,
 	SVMTUNE_KFD_RETRY_FILTER_DUPLICATES,
+	SVMTUNE_KFD_RETRY_FILTER_EARLY_DROPS,
 	SVMTUNE_KFD_RETRY_FILTER_UNKNOWN,
 	SVMTUNE_KFD_PROCESSES_ATTACHED,
 	SVMTUNE_KFD_ATTACH_FAILED,
@@ -83,22 +84,39 @@ struct svmtune_kfd_fault_bucket {
 
 #define SVMTUNE_KFD_WINDOWS		1024
 
+/*
+ * The block a GPU fault's page is looked up by at the entry of
+ * svm_range_restore_pages() (svmtune_kfd_filter.c): 2 MiB, KFD's default
+ * granularity, so that every window of a GPU fault at it or below lies in
+ * one block.
+ */
+#define SVMTUNE_KFD_WINDOW_BLOCK_SHIFT	(21 - PAGE_SHIFT)
+
 /**
  * struct svmtune_kfd_window - a window mapped for a GPU
  * @node: in svmtune_kfd.window_hash, by @prange, while @prange is set
+ * @fault_node: in svmtune_kfd.window_fault_hash, by @adev, @pasid and
+ *	block, if @fault_hashed
  * @prange: the range (a key only)
  * @adev: the GPU it was mapped for (a key only)
  * @start: its first page
  * @last: its last page
  * @checkpoint: the GPU's newest fault-ring timestamp when the map was done
+ * @pasid: the PASID of the GPU fault that mapped it (a key only), if
+ *	@fault_hashed
+ * @fault_hashed: mapped by a GPU fault, within one block: in
+ *	svmtune_kfd.window_fault_hash too
  */
 struct svmtune_kfd_window {
 	struct hlist_node node;
+	struct hlist_node fault_node;
 	const struct svm_range *prange;
 	const struct amdgpu_device *adev;
 	unsigned long start;
 	unsigned long last;
 	u64 checkpoint;
+	u32 pasid;
+	bool fault_hashed;
 };
 
 /*
@@ -185,6 +203,8 @@ struct svmtune_kfd_node_slot {
  * @windows: the pool of windows mapped (the retry filter,
  *	svmtune_kfd_filter.c); under @window_lock
  * @window_hash: @windows in use, by range; under @window_lock
+ * @window_fault_hash: @windows a GPU fault mapped within one block, by
+ *	GPU, PASID and block; under @window_lock
  * @window_next: the next slot of @windows to reuse; under @window_lock
  * @window_lock: see DOC: Locking in svmtune_kfd_filter.c
  * @nodes: the KFD nodes learned (svmtune_kfd_nodes.c); a slot's fields
@@ -245,6 +265,7 @@ struct svmtune_kfd {
 #if SVMTUNE_KFD_HAS_WINDOW
 	struct svmtune_kfd_window windows[SVMTUNE_KFD_WINDOWS];
 	DECLARE_HASHTABLE(window_hash, 8);
+	DECLARE_HASHTABLE(window_fault_hash, 8);
 	unsigned int window_next;
 	spinlock_t window_lock;
 #endif

@@ -86,6 +86,7 @@ static inline bool svmtune_kfd_info_set(struct svmtune_kfd_node_info *info,
 #define SVMTUNE_KFD_HAS_VRAM_PAGES		1
 
 /* svm_range_restore_pages(adev, pasid, vmid, node_id, addr, ts, write_fault) */
+#define SVMTUNE_KFD_RESTORE_ARG_PASID		1
 #define SVMTUNE_KFD_RESTORE_ARG_ADDR		4
 #define SVMTUNE_KFD_RESTORE_ARG_TS		5
 #define SVMTUNE_KFD_RESTORE_ARG_WRITE		6

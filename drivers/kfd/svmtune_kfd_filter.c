@@ -50,11 +50,22 @@
  * svm_range_restore_pages() calls just before its test, under svms->lock.
  * Both timestamps are the IH's, so no clock is converted.
  *
+ * Most faults of a storm are duplicates, and the window a GPU fault maps
+ * (KFD's granularity-aligned one, or the engine's, 2 MiB or less) lies in
+ * one 2 MiB block: such a window is also hashed by GPU, PASID and block,
+ * and a fault it holds, raised before its map finished, is dropped at the
+ * entry of svm_range_restore_pages() (svmtune_kfd_restore_drop()), before
+ * KFD takes a process reference, mmap_lock, svms->lock and the range's
+ * migrate_mutex only to drop it. A window of a prefetch or a restore, or
+ * one across blocks, is judged by its range, as above.
+ *
  * Windows are kept in a pool of SVMTUNE_KFD_WINDOWS entries hashed by
  * range, the oldest reused first. Range and device pointers are compared,
  * never followed, so a freed range costs at worst one fault dropped (the
  * GPU raises it again) or served again (as KFD alone would). Cost per GPU
- * fault and per map: one spinlock and a walk of one hash bucket.
+ * fault: one spinlock and a walk of one hash bucket at entry, and for a
+ * fault not dropped there, the same again at svm_range_from_addr(); per
+ * map: one spinlock.
  */
 
 /**
@@ -93,9 +104,22 @@ static bool svmtune_kfd_checkpoint(struct amdgpu_device *adev, u64 *ts)
 	return true;
 }
 
+/* The key of @adev's fault-hash bucket for @page of @pasid. */
+static unsigned long svmtune_kfd_window_key(const struct amdgpu_device *adev,
+					    u32 pasid, unsigned long page)
+{
+	return (unsigned long)adev ^ hash_32(pasid, 32) ^
+	       (page >> SVMTUNE_KFD_WINDOW_BLOCK_SHIFT);
+}
+
+/*
+ * Record [@start, @last] of @prange as mapped for @adev; by a GPU fault
+ * of @pasid if @by_fault.
+ */
 static void svmtune_kfd_window_add(const struct svm_range *prange,
 				   struct amdgpu_device *adev,
-				   unsigned long start, unsigned long last)
+				   unsigned long start, unsigned long last,
+				   bool by_fault, u32 pasid)
 {
 	struct svmtune_kfd_window *w;
 	unsigned long flags;
@@ -108,23 +132,41 @@ static void svmtune_kfd_window_add(const struct svm_range *prange,
 	svmtune_kfd.window_next = (svmtune_kfd.window_next + 1) % SVMTUNE_KFD_WINDOWS;
 	if (w->prange)
 		hash_del(&w->node);
+	if (w->fault_hashed)
+		hash_del(&w->fault_node);
 	w->prange = prange;
 	w->adev = adev;
 	w->start = start;
 	w->last = last;
 	w->checkpoint = checkpoint;
+	w->pasid = pasid;
+	w->fault_hashed = by_fault &&
+		start >> SVMTUNE_KFD_WINDOW_BLOCK_SHIFT ==
+		last >> SVMTUNE_KFD_WINDOW_BLOCK_SHIFT;
 	hash_add(svmtune_kfd.window_hash, &w->node, (unsigned long)prange);
+	if (w->fault_hashed)
+		hash_add(svmtune_kfd.window_fault_hash, &w->fault_node,
+			 svmtune_kfd_window_key(adev, pasid, start));
 	spin_unlock_irqrestore(&svmtune_kfd.window_lock, flags);
 }
 
-/*
- * A successful map of [@start, @last] of @prange for GPU @gpuidx of its
- * process (MAX_GPU_INSTANCE: every GPU it may be mapped for, as a prefetch
- * or a restore after eviction maps): record it per GPU.
+/**
+ * svmtune_kfd_windows_mapped() - record a successful map
+ * @prange: the range mapped
+ * @start: its first page mapped
+ * @last: its last page mapped
+ * @gpuidx: the process's GPU it was mapped for; MAX_GPU_INSTANCE: every
+ *	GPU it may be mapped for, as a prefetch or a restore after eviction
+ *	maps
+ * @slot: the GPU fault that mapped it for @gpuidx, or NULL
+ *
+ * Records the window per GPU; the GPU fault's own also by its PASID and
+ * page, for svmtune_kfd_restore_duplicate().
  */
 void svmtune_kfd_windows_mapped(const struct svm_range *prange,
 				unsigned long start, unsigned long last,
-				unsigned long gpuidx)
+				unsigned long gpuidx,
+				const struct svmtune_kfd_fault *slot)
 {
 	struct kfd_process *p = container_of(prange->svms, struct kfd_process,
 					     svms);
@@ -138,8 +180,47 @@ void svmtune_kfd_windows_mapped(const struct svm_range *prange,
 		     !test_bit(i, prange->bitmap_access) &&
 		     !test_bit(i, prange->bitmap_aip)))
 			continue;
-		svmtune_kfd_window_add(prange, pdd->dev->adev, start, last);
+		svmtune_kfd_window_add(prange, pdd->dev->adev, start, last,
+				       slot && slot->adev == pdd->dev->adev,
+				       slot ? slot->pasid : 0);
 	}
+}
+
+/**
+ * svmtune_kfd_restore_duplicate() - a GPU fault already served, by its page
+ * @adev: the GPU that raised it
+ * @pasid: its PASID
+ * @page: its page
+ * @ts: its interrupt timestamp
+ *
+ * At the entry of svm_range_restore_pages(), before KFD takes any lock:
+ * the fault is a duplicate if a window a GPU fault of the same GPU and
+ * PASID mapped holds the page and the map finished after @ts (the
+ * window's checkpoint is not before it). Only windows within one block
+ * are looked up here; any other duplicate is found later, by its range
+ * (svmtune_kfd_from_addr_exit()).
+ *
+ * Return: true if it is a duplicate.
+ */
+bool svmtune_kfd_restore_duplicate(const struct amdgpu_device *adev, u32 pasid,
+				   unsigned long page, u64 ts)
+{
+	const struct svmtune_kfd_window *w;
+	unsigned long flags;
+	bool dup = false;
+
+	spin_lock_irqsave(&svmtune_kfd.window_lock, flags);
+	hash_for_each_possible(svmtune_kfd.window_fault_hash, w, fault_node,
+			       svmtune_kfd_window_key(adev, pasid, page)) {
+		if (w->adev == adev && w->pasid == pasid &&
+		    page >= w->start && page <= w->last &&
+		    amdgpu_ih_ts_after_or_equal(ts, w->checkpoint)) {
+			dup = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&svmtune_kfd.window_lock, flags);
+	return dup;
 }
 
 /* What the recorded windows say of a GPU fault's page. */

@@ -46,6 +46,7 @@ static inline void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
  * @filtered: the retry filter looked at the fault's range
  * @adev: a GPU fault's amdgpu device
  * @ts: a GPU fault's interrupt timestamp (svm_range_restore_pages()'s ts)
+ * @pasid: a GPU fault's PASID
  * @map_prange: the range a GPU fault's svm_range_validate_and_map() maps
  * @map_start: the first page it maps (after the engine's window)
  * @map_last: the last
@@ -77,6 +78,7 @@ struct svmtune_kfd_fault {
 	bool filtered;
 	struct amdgpu_device *adev;
 	u64 ts;
+	u32 pasid;
 	struct svm_range *map_prange;
 	unsigned long map_start;
 	unsigned long map_last;
@@ -255,7 +257,10 @@ int svmtune_kfd_from_addr_exit(struct kretprobe_instance *ri,
 			       struct pt_regs *regs);
 void svmtune_kfd_windows_mapped(const struct svm_range *prange,
 				unsigned long start, unsigned long last,
-				unsigned long gpuidx);
+				unsigned long gpuidx,
+				const struct svmtune_kfd_fault *slot);
+bool svmtune_kfd_restore_duplicate(const struct amdgpu_device *adev, u32 pasid,
+				   unsigned long page, u64 ts);
 
 /* svmtune_kfd_hooks.c: the hook table, finding amdgpu's functions, attach and detach */
 bool svmtune_kfd_from_caller(struct svmtune_kfd_hook *hook, unsigned long ret);

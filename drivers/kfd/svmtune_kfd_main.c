@@ -73,6 +73,7 @@ static void svmtune_kfd_state_init(void)
 	svmtune_kfd.filter_per_window = SVMTUNE_KFD_HAS_WINDOW;
 #if SVMTUNE_KFD_HAS_WINDOW
 	hash_init(svmtune_kfd.window_hash);
+	hash_init(svmtune_kfd.window_fault_hash);
 	spin_lock_init(&svmtune_kfd.window_lock);
 #endif
 	spin_lock_init(&svmtune_kfd.nodes_lock);
@@ -510,6 +511,7 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_RANGES_GIVEN_POLICY] = "ranges_given_policy",
 	[SVMTUNE_KFD_RETRY_FILTER_PASSED] = "retry_filter_passed",
 	[SVMTUNE_KFD_RETRY_FILTER_DUPLICATES] = "retry_filter_duplicates",
+	[SVMTUNE_KFD_RETRY_FILTER_EARLY_DROPS] = "retry_filter_early_drops",
 	[SVMTUNE_KFD_RETRY_FILTER_UNKNOWN] = "retry_filter_unknown",
 	[SVMTUNE_KFD_PROCESSES_ATTACHED] = "processes_attached",
 	[SVMTUNE_KFD_ATTACH_FAILED] = "attach_failed",

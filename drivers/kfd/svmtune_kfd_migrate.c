@@ -106,7 +106,49 @@ static void svmtune_kfd_set_window(struct pt_regs *regs,
 }
 #endif
 
-/* svm_range_restore_pages(): a GPU fault begins and ends. */
+#if SVMTUNE_KFD_HAS_WINDOW
+/*
+ * A PASID amdgpu never gives: its PASIDs are below 1 << 31
+ * (amdgpu_pasid_alloc()), and KFD's process lookup by PASID finds none.
+ */
+#define SVMTUNE_KFD_NO_PASID	U32_MAX
+
+/*
+ * svm_range_restore_pages(), entry: drop a GPU fault that a window a GPU
+ * fault already mapped holds, raised before that map finished
+ * (svmtune_kfd_restore_duplicate()), before KFD takes a lock. KFD alone
+ * would find the range (a process reference, mmap_lock, svms->lock, the
+ * interval tree, the range's migrate_mutex) only to drop it by its 2 ms
+ * filter, or, if it waited longer, serve it again; in a storm most faults
+ * are such duplicates (90% of the 1,024-wave grid read of make bench).
+ * KFD is given a PASID no process has: its first check finds no process
+ * and returns 0, as for any fault it drops, and amdgpu takes the fault as
+ * handled. A duplicate dropped wrongly costs one retry: the GPU raises the
+ * fault again, with a later timestamp, which no recorded map finished
+ * after.
+ */
+static bool svmtune_kfd_restore_drop(struct pt_regs *regs)
+{
+	struct amdgpu_device *adev = (struct amdgpu_device *)svmtune_kfd_arg(regs, 0);
+	u32 pasid = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_PASID);
+
+	if (!READ_ONCE(svmtune_kfd.filter_per_window) || svmtune_kfd_refusing() ||
+	    !svmtune_kfd_restore_duplicate(adev, pasid,
+					   svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_ADDR),
+					   svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_TS)))
+		return false;
+	svmtune_kfd_set_arg(regs, SVMTUNE_KFD_RESTORE_ARG_PASID, SVMTUNE_KFD_NO_PASID);
+	svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_DUPLICATES, 1);
+	svmtune_kfd_count(SVMTUNE_KFD_RETRY_FILTER_EARLY_DROPS, 1);
+	return true;
+}
+#endif
+
+/*
+ * svm_range_restore_pages(): a GPU fault begins and ends. An entry that
+ * drops the fault returns 1: no return handler then, and no fault to
+ * follow.
+ */
 int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
@@ -116,6 +158,10 @@ int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
 	svmtune_kfd_count(SVMTUNE_KFD_GPU_FAULTS, 1);
+#if SVMTUNE_KFD_HAS_WINDOW
+	if (svmtune_kfd_restore_drop(regs))
+		return 1;
+#endif
 	slot = svmtune_kfd_fault_begin(&call->own, SVMTUNE_FAULT_DEVICE);
 	call->slot = slot;
 	if (svmtune_kfd_restore_node(regs, &info))
@@ -126,6 +172,7 @@ int svmtune_kfd_restore_entry(struct kretprobe_instance *ri,
 #if SVMTUNE_KFD_HAS_WINDOW
 	slot->adev = (struct amdgpu_device *)svmtune_kfd_arg(regs, 0);
 	slot->ts = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_TS);
+	slot->pasid = svmtune_kfd_arg(regs, SVMTUNE_KFD_RESTORE_ARG_PASID);
 #endif
 	return 0;
 }
@@ -490,13 +537,15 @@ int svmtune_kfd_map_exit(struct kretprobe_instance *ri,
 	atomic64_inc(&svmtune_kfd_kret_hook(ri)->calls);
 	if (regs_return_value(regs) || !call->obj)
 		return 0;
-	if (slot && slot->fault.type == SVMTUNE_FAULT_DEVICE &&
-	    slot->map_prange == call->obj) {
+	if (slot && (slot->fault.type != SVMTUNE_FAULT_DEVICE ||
+		     slot->map_prange != call->obj))
+		slot = NULL;
+	if (slot) {
 		call->start = slot->map_start;
 		call->last = slot->map_last;
 	}
 	svmtune_kfd_windows_mapped(call->obj, call->start, call->last,
-				   call->before);
+				   call->before, slot);
 	return 0;
 }
 #endif

@@ -333,6 +333,15 @@ if load_bed --untraced storm-svmtune num_gpus=2 vram_mb=128; then
 		results storm-filter /tmp/kfdbed.out $?
 		grep '^# ' /tmp/kfdbed.out
 		sed 's/^/# svmtune_kfd: /' /sys/kernel/svmtune/kfd/stats
+		# Most duplicates of a storm are of windows a GPU fault mapped
+		# within one 2 MiB block: dropped before KFD takes a lock.
+		early=$(sed -n 's/^retry_filter_early_drops //p' /sys/kernel/svmtune/kfd/stats)
+		dups=$(sed -n 's/^retry_filter_duplicates //p' /sys/kernel/svmtune/kfd/stats)
+		if [ "${early:-0}" -gt 0 ] && [ $((early * 2)) -gt "${dups:-0}" ]; then
+			echo "svmtune-test PASS kfdbed:storm-svmtune:duplicates-dropped-before-kfd-locks ($early of $dups duplicates)"
+		else
+			fail storm-svmtune:duplicates-dropped-before-kfd-locks "${early:-no} of ${dups:-no} duplicates dropped at entry, not most"
+		fi
 	else
 		fail storm-svmtune:load "modprobe svmtune_kfd failed"
 	fi

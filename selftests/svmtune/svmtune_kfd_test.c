@@ -485,6 +485,7 @@ TEST_F(kfd, stats_format)
 		"ranges_given_policy",
 		"retry_filter_passed",
 		"retry_filter_duplicates",
+		"retry_filter_early_drops",
 		"processes_attached",
 		"attach_failed",
 		"attach_dropped",
