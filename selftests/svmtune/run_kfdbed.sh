@@ -500,7 +500,9 @@ fi
 # 5a. One window per GPU fault for the migration and the map, on two GPUs:
 #     KFD's own where the engine's cannot apply; with a page of the other
 #     GPU held (as a CPU fault in flight holds it), the moved window within
-#     KFD's own, not a wider map meeting the held page.
+#     KFD's own, not a wider map meeting the held page (7.x's KFD maps no
+#     GPU outside the hive of the range's VRAM while the page keeps it
+#     there: the fault waits for the release).
 if load_bed window num_gpus=2 vram_mb=64; then
 	if modprobe svmtune_kfd; then
 		"$test" window >/tmp/kfdbed.out 2>&1
