@@ -92,6 +92,17 @@ struct svmtune_kfd_fault_bucket {
  */
 #define SVMTUNE_KFD_WINDOW_BLOCK_SHIFT	(21 - PAGE_SHIFT)
 
+/*
+ * How long a window mapped is looked at by the retry filter: far longer
+ * than a fault waits in the ring (microseconds; tens of milliseconds under
+ * a storm of waves on the test bed), far shorter than the IH timestamps'
+ * 48-bit wrap (amdgpu_ih_ts_after() compares modulo 2^48: 2^47 ticks of
+ * the 100 MHz clock are 16 days, after which an old checkpoint would look
+ * newer than every fault). Also bounds what a clock restarted by a GPU
+ * reset can cost: faults dropped for at most this long.
+ */
+#define SVMTUNE_KFD_WINDOW_LIFE		HZ
+
 /**
  * struct svmtune_kfd_window - a window mapped for a GPU
  * @node: in svmtune_kfd.window_hash, by @prange, while @prange is set
@@ -102,6 +113,8 @@ struct svmtune_kfd_fault_bucket {
  * @start: its first page
  * @last: its last page
  * @checkpoint: the GPU's newest fault-ring timestamp when the map was done
+ * @mapped_at: jiffies then: a window older than SVMTUNE_KFD_WINDOW_LIFE
+ *	is not looked at
  * @pasid: the PASID of the GPU fault that mapped it (a key only), if
  *	@fault_hashed
  * @fault_hashed: mapped by a GPU fault, within one block: in
@@ -115,6 +128,7 @@ struct svmtune_kfd_window {
 	unsigned long start;
 	unsigned long last;
 	u64 checkpoint;
+	unsigned long mapped_at;
 	u32 pasid;
 	bool fault_hashed;
 };

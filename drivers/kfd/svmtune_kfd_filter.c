@@ -3,6 +3,8 @@
  * svmtune_kfd: KFD's retry-fault filter, judged per window mapped by the
  * fault's interrupt time.
  */
+#include <linux/jiffies.h>
+
 #include "svmtune_kfd_hooks.h"
 
 /* 6.1 maps whole ranges: its own filter, per range, is all there is. */
@@ -57,7 +59,17 @@
  * entry of svm_range_restore_pages() (svmtune_kfd_restore_drop()), before
  * KFD takes a process reference, mmap_lock, svms->lock and the range's
  * migrate_mutex only to drop it. A window of a prefetch or a restore, or
- * one across blocks, is judged by its range, as above.
+ * one across blocks, is judged by its range, as above. Two differences
+ * from a drop by KFD's own test: KFD's per-process fault counter
+ * (counters_<gpu_id>/faults in its sysfs) does not count it, and on 6.12,
+ * whose PASID is per process, compute partitions of one GPU share the key,
+ * so a fault of one partition raised before another's map finished is
+ * dropped once (the GPU raises it again, later than the map).
+ *
+ * A window is looked at for SVMTUNE_KFD_WINDOW_LIFE after its map: the IH
+ * timestamps wrap at 48 bits, and a window never replaced (a quiet
+ * process) would otherwise make every later fault on its page look older
+ * than its map, and be dropped for good.
  *
  * Windows are kept in a pool of SVMTUNE_KFD_WINDOWS entries hashed by
  * range, the oldest reused first. Range and device pointers are compared,
@@ -104,6 +116,12 @@ static bool svmtune_kfd_checkpoint(struct amdgpu_device *adev, u64 *ts)
 	return true;
 }
 
+/* Whether @w is still looked at (SVMTUNE_KFD_WINDOW_LIFE). */
+static bool svmtune_kfd_window_live(const struct svmtune_kfd_window *w)
+{
+	return time_before(jiffies, w->mapped_at + SVMTUNE_KFD_WINDOW_LIFE);
+}
+
 /* The key of @adev's fault-hash bucket for @page of @pasid. */
 static unsigned long svmtune_kfd_window_key(const struct amdgpu_device *adev,
 					    u32 pasid, unsigned long page)
@@ -139,6 +157,7 @@ static void svmtune_kfd_window_add(const struct svm_range *prange,
 	w->start = start;
 	w->last = last;
 	w->checkpoint = checkpoint;
+	w->mapped_at = jiffies;
 	w->pasid = pasid;
 	w->fault_hashed = by_fault &&
 		start >> SVMTUNE_KFD_WINDOW_BLOCK_SHIFT ==
@@ -214,6 +233,7 @@ bool svmtune_kfd_restore_duplicate(const struct amdgpu_device *adev, u32 pasid,
 			       svmtune_kfd_window_key(adev, pasid, page)) {
 		if (w->adev == adev && w->pasid == pasid &&
 		    page >= w->start && page <= w->last &&
+		    svmtune_kfd_window_live(w) &&
 		    amdgpu_ih_ts_after_or_equal(ts, w->checkpoint)) {
 			dup = true;
 			break;
@@ -246,7 +266,8 @@ svmtune_kfd_window_checkpoint(const struct svm_range *prange,
 	spin_lock_irqsave(&svmtune_kfd.window_lock, flags);
 	hash_for_each_possible(svmtune_kfd.window_hash, w, node,
 			       (unsigned long)prange) {
-		if (w->prange != prange || w->adev != adev)
+		if (w->prange != prange || w->adev != adev ||
+		    !svmtune_kfd_window_live(w))
 			continue;
 		if (page < w->start || page > w->last) {
 			if (says == SVMTUNE_KFD_WINDOW_UNKNOWN)
