@@ -141,7 +141,7 @@ static bool svmtune_span_mapped(struct mm_struct *mm, unsigned long start,
 	struct vm_area_struct *vma;
 	unsigned long addr = start;
 
-	mmap_assert_locked(mm);
+	svmtune_mmap_assert_locked(mm);
 	while (addr < end) {
 		vma = vma_lookup(mm, addr);
 		if (!vma)

@@ -371,7 +371,7 @@ static bool svmtune_emu_pmd_is_whole(struct mm_struct *mm, unsigned long addr)
 	pud_t *pudp, pud;
 	pmd_t pmd;
 
-	mmap_assert_locked(mm);
+	svmtune_mmap_assert_locked(mm);
 	pgdp = pgd_offset(mm, addr);
 	if (pgd_none(pgdp_get(pgdp)))
 		return true;
@@ -463,7 +463,7 @@ static long svmtune_emu_migrate_thp_to_vram(struct svmtune_emu_ctx *ctx,
 	long moved = 0;
 	unsigned long i;
 
-	mmap_assert_locked(ctx->mm);
+	svmtune_mmap_assert_locked(ctx->mm);
 	if (!READ_ONCE(svmtune_emu_thp_migration) || frag != HPAGE_PMD_SHIFT ||
 	    !IS_ALIGNED(start, HPAGE_PMD_SIZE) || end - start != HPAGE_PMD_SIZE ||
 	    !svmtune_emu_vma_takes_thp(vma, start) ||
@@ -543,7 +543,7 @@ static long svmtune_emu_migrate_chunk_to_vram(struct svmtune_emu_ctx *ctx,
 	long run = -1;
 	int ret;
 
-	mmap_assert_locked(ctx->mm);
+	svmtune_mmap_assert_locked(ctx->mm);
 	ret = svmtune_emu_migrate_setup(&args, edev, vma, start, end,
 					MIGRATE_VMA_SELECT_SYSTEM, NULL);
 	if (ret)
@@ -610,7 +610,7 @@ long svmtune_emu_migrate_to_vram(struct svmtune_emu_ctx *ctx,
 	unsigned long addr, next;
 	long moved = 0, ret;
 
-	mmap_assert_locked(ctx->mm);
+	svmtune_mmap_assert_locked(ctx->mm);
 	for (addr = start; addr < end; addr = next) {
 		next = svmtune_emu_chunk_end(addr, end);
 		ret = -EAGAIN;
@@ -652,7 +652,7 @@ static long svmtune_emu_migrate_chunk_to_ram(struct svmtune_emu_device *edev,
 	unsigned long moved;
 	int ret;
 
-	mmap_assert_locked(vma->vm_mm);
+	svmtune_mmap_assert_locked(vma->vm_mm);
 #ifdef SVMTUNE_DEVICE_THP
 	/*
 	 * A whole 2 MiB chunk collects a PMD-mapped device folio as one
@@ -697,7 +697,7 @@ long svmtune_emu_migrate_to_ram(struct svmtune_emu_device *edev,
 	unsigned long addr, next;
 	long moved = 0, ret;
 
-	mmap_assert_locked(vma->vm_mm);
+	svmtune_mmap_assert_locked(vma->vm_mm);
 	for (addr = start; addr < end; addr = next) {
 		bool here;
 

@@ -268,7 +268,7 @@ long svmtune_emu_fragment_run(struct svmtune_emu_ctx *ctx,
 	long run = -1;
 	u32 gen;
 
-	mmap_assert_locked(ctx->mm);
+	svmtune_mmap_assert_locked(ctx->mm);
 	xa_lock(&ctx->layout);
 	entry = xa_load(&ctx->layout, index);
 	spin_lock(&edev->lock);
@@ -407,7 +407,7 @@ struct folio *svmtune_emu_alloc_vram_thp(struct svmtune_emu_ctx *ctx,
 	u32 gen = 0;
 
 	BUILD_BUG_ON(HPAGE_PMD_NR != SVMTUNE_EMU_RUN_REGION);
-	mmap_assert_locked(ctx->mm);
+	svmtune_mmap_assert_locked(ctx->mm);
 	xa_lock(&ctx->layout);
 	entry = xa_load(&ctx->layout, index);
 	spin_lock(&edev->lock);

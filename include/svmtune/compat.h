@@ -30,6 +30,21 @@
 #include <linux/migrate.h>
 
 /*
+ * mmap_assert_locked(): under CONFIG_DEBUG_VM it calls dump_mm(), which
+ * 6.1 does not export to modules (6.12 does). Where the kernel's
+ * Module.symvers lacks it (Kbuild's SVMTUNE_HAVE_EXPORT_DUMP_MM), only
+ * lockdep's half of the assertion.
+ */
+static inline void svmtune_mmap_assert_locked(struct mm_struct *mm)
+{
+#if defined(SVMTUNE_HAVE_EXPORT_DUMP_MM) || !defined(CONFIG_DEBUG_VM)
+	mmap_assert_locked(mm);
+#else
+	lockdep_assert_held(&mm->mmap_lock);
+#endif
+}
+
+/*
  * The dev_pagemap of a ZONE_DEVICE page. 6.14 moved it from struct page
  * to the folio and added page_pgmap().
  */
