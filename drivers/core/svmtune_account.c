@@ -113,6 +113,7 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 		if (range)
 			range->ad_hint = blk->ad.shift;
 	}
+	svmtune_bpf_waste(dev, smm, range, blk, addr, npages);
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_waste);

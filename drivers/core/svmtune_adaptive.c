@@ -49,24 +49,6 @@ unsigned int svmtune_adaptive_start(const struct svmtune_params *prm)
 		       prm->adaptive_min, prm->adaptive_max);
 }
 
-/* Set bits of @map in [@first, @first + @n). */
-unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
-			     unsigned int n)
-{
-	unsigned int i = first, end = first + n, w = 0;
-
-	while (i < end) {
-		if (!(i % BITS_PER_LONG) && end - i >= BITS_PER_LONG) {
-			w += hweight_long(map[i / BITS_PER_LONG]);
-			i += BITS_PER_LONG;
-		} else {
-			w += test_bit(i, map);
-			i++;
-		}
-	}
-	return w;
-}
-
 /* Pages of @blk in [@first, @first + @n) resident and used since. */
 static unsigned int svmtune_used_in(const struct svmtune_block *blk,
 				    unsigned int first, unsigned int n)

@@ -29,8 +29,14 @@
  * (@thrashing), each candidate block a full device could evict for one of
  * its faults (@evict: take it, spare it, or leave it to the built-in LRU
  * order), and a process the engine starts or stops keeping state for
- * (@attach, @detach). A program may read another block of the faulting
- * process with the kfunc svmtune_bpf_block_state().
+ * (@attach, @detach), and pages that left a device untouched (@waste). A
+ * program may read a block of the faulting process with the kfuncs
+ * svmtune_bpf_block_state() and svmtune_bpf_block_span(), and keep state
+ * of its own in the blocks and ranges the engine keeps
+ * (svmtune_bpf_block_data(), svmtune_bpf_range_data():
+ * %SVMTUNE_BPF_DATA_SIZE bytes each, which live and go with the block or
+ * range, so a program's state costs no memory the engine does not already
+ * account and bound; each attachment finds them zeroed).
  *
  * Attachment: a struct_ops map whose @pid and @cgroup are 0 applies to
  * every address space that has no program of its own, and needs
@@ -55,7 +61,7 @@
  * address space's &svmtune_mm.lock, a spinlock, and under rcu_read_lock():
  * programs are not sleepable (check_member refuses sleepable ones), and
  * the verifier gives them only the helpers that do not sleep. @moved runs
- * under the same lock, @thrashing under it too, @evict under the
+ * under the same lock, @thrashing and @waste under it too, @evict under the
  * device's ``lru_lock``, @attach and @detach under RCU alone. A program
  * reads its context through BTF, read-only, and may write only the fields
  * of its decision (&struct svmtune_bpf_decision, &struct
@@ -120,44 +126,43 @@ void svmtune_bpf_counted(enum svmtune_bpf_outcome outcome)
 #ifdef SVMTUNE_BPF_STRUCT_OPS
 
 /**
- * struct svmtune_bpf_attached - a program attached to one process or one
- *	cgroup
- * @node: in svmtune_bpf_procs by @mm, or on svmtune_bpf_cgroups
+ * struct svmtune_bpf_attached - a program attached globally, to one
+ *	process or to one cgroup
+ * @node: in svmtune_bpf_procs by @mm, or on svmtune_bpf_cgroups; unused
+ *	for the global one
  * @mm: the process's address space (mmgrab()ed: the pointer stays unique
  *	while attached, even after the process exits); NULL for a cgroup's
- * @cgrp: the cgroup, referenced; NULL for a process's
+ *	or the global one
+ * @cgrp: the cgroup, referenced; NULL for a process's or the global one
  * @ops: the program
+ * @serial: this attachment's number, never reused: what the program's
+ *	storage in blocks and ranges is tagged with (&struct svmtune_bpf_data)
  */
 struct svmtune_bpf_attached {
 	struct hlist_node node;
 	struct mm_struct *mm;
 	struct cgroup *cgrp;
 	struct svmtune_ops *ops;
+	u64 serial;
 };
 
 /*
- * svmtune_bpf_lock (a mutex) serialises attach and detach; the engine's
- * calls read svmtune_bpf_global, svmtune_bpf_procs and svmtune_bpf_cgroups
- * under RCU only.
+ * svmtune_bpf_lock (a mutex) serialises attach and detach, and numbers
+ * attachments (svmtune_bpf_serial); the engine's calls read
+ * svmtune_bpf_global, svmtune_bpf_procs and svmtune_bpf_cgroups under RCU
+ * only.
  */
 static DEFINE_MUTEX(svmtune_bpf_lock);
-static struct svmtune_ops __rcu *svmtune_bpf_global;
+static struct svmtune_bpf_attached __rcu *svmtune_bpf_global;
 static DEFINE_HASHTABLE(svmtune_bpf_procs, 6);
 static HLIST_HEAD(svmtune_bpf_cgroups);
 static unsigned int svmtune_bpf_nr_procs;
 static unsigned int svmtune_bpf_nr_cgroups;
+static u64 svmtune_bpf_serial;
 
-/**
- * svmtune_bpf_ops_for() - the program for an address space
- * @smm: the address space's state, or NULL (then the global program)
- *
- * Its own program, else that of the deepest of its owner's cgroups with
- * one, else the global one. Called under rcu_read_lock(); the program
- * stays valid until rcu_read_unlock().
- *
- * Return: the program, or NULL.
- */
-struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm)
+/* The attachment whose program applies to @smm (NULL: the global one). */
+static struct svmtune_bpf_attached *
+svmtune_bpf_attached_for(const struct svmtune_mm *smm)
 {
 	struct svmtune_bpf_attached *a, *best = NULL;
 
@@ -166,7 +171,7 @@ struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm)
 		hash_for_each_possible_rcu(svmtune_bpf_procs, a, node,
 					   (unsigned long)smm->mm)
 			if (a->mm == smm->mm)
-				return a->ops;
+				return a;
 	}
 	if (smm && smm->owner.cgrp && READ_ONCE(svmtune_bpf_nr_cgroups)) {
 		hlist_for_each_entry_rcu(a, &svmtune_bpf_cgroups, node)
@@ -174,9 +179,32 @@ struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm)
 			    (!best || a->cgrp->level > best->cgrp->level))
 				best = a;
 		if (best)
-			return best->ops;
+			return best;
 	}
 	return rcu_dereference(svmtune_bpf_global);
+}
+
+/**
+ * svmtune_bpf_ops_for() - the program for an address space
+ * @smm: the address space's state, or NULL (then the global program)
+ * @serial: if not NULL, set to its attachment's number (for its storage)
+ *
+ * Its own program, else that of the deepest of its owner's cgroups with
+ * one, else the global one. Called under rcu_read_lock(); the program
+ * stays valid until rcu_read_unlock().
+ *
+ * Return: the program, or NULL.
+ */
+struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm,
+				       u64 *serial)
+{
+	struct svmtune_bpf_attached *a = svmtune_bpf_attached_for(smm);
+
+	if (!a)
+		return NULL;
+	if (serial)
+		*serial = a->serial;
+	return a->ops;
 }
 
 /*
@@ -184,6 +212,37 @@ struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm)
  * for kfuncs, which have no declaration but the program's.
  */
 __bpf_kfunc_start_defs();
+
+/* The block of @fault's address space at @addr, or NULL. */
+static struct svmtune_block *svmtune_bpf_block_at(struct svmtune_bpf_fault *fault,
+						  u64 addr)
+{
+	const struct svmtune_bpf_fault_kern *k =
+		container_of(fault, struct svmtune_bpf_fault_kern, pub);
+
+	if (!k->smm || addr > ULONG_MAX)
+		return NULL;
+	lockdep_assert_held(&k->smm->lock);
+	return xa_load(&k->smm->blocks, (unsigned long)addr >> SVMTUNE_BLOCK_SHIFT);
+}
+
+/* @blk's state in @out, its pages counted in [@first, @first + @n). */
+static void svmtune_bpf_block_fill(const struct svmtune_block *blk,
+				   unsigned int first, unsigned int n,
+				   struct svmtune_bpf_block *out)
+{
+	DECLARE_BITMAP(used, SVMTUNE_BLOCK_PAGES);
+
+	bitmap_and(used, blk->resident, blk->touched, SVMTUNE_BLOCK_PAGES);
+	out->base = blk->base;
+	out->resident = svmtune_bits_in(blk->resident, first, n);
+	out->touched = svmtune_bits_in(used, first, n);
+	out->prefetched = svmtune_bits_in(blk->prefetched, first, n);
+	out->loc = blk->loc;
+	out->thrashing = svmtune_block_thrashing(blk);
+	out->shift = blk->ad.shift;
+	out->pinned = svmtune_pins_live(&blk->th, svmtune_ms(ktime_get_ns()));
+}
 
 /**
  * svmtune_bpf_block_state() - a kfunc: the state of a block of the
@@ -200,32 +259,125 @@ __bpf_kfunc_start_defs();
 __bpf_kfunc int svmtune_bpf_block_state(struct svmtune_bpf_fault *fault,
 					u64 addr, struct svmtune_bpf_block *out)
 {
-	const struct svmtune_bpf_fault_kern *k =
-		container_of(fault, struct svmtune_bpf_fault_kern, pub);
-	const struct svmtune_block *blk;
+	const struct svmtune_block *blk = svmtune_bpf_block_at(fault, addr);
 
 	memset(out, 0, sizeof(*out));
-	if (!k->smm || addr > ULONG_MAX)
-		return -ENOENT;
-	lockdep_assert_held(&k->smm->lock);
-	blk = xa_load(&k->smm->blocks, (unsigned long)addr >> SVMTUNE_BLOCK_SHIFT);
 	if (!blk)
 		return -ENOENT;
-	out->base = blk->base;
-	out->resident = bitmap_weight(blk->resident, SVMTUNE_BLOCK_PAGES);
-	out->touched = bitmap_weight(blk->touched, SVMTUNE_BLOCK_PAGES);
-	out->prefetched = bitmap_weight(blk->prefetched, SVMTUNE_BLOCK_PAGES);
-	out->loc = blk->loc;
-	out->thrashing = svmtune_block_thrashing(blk);
-	out->shift = blk->ad.shift;
-	out->pinned = svmtune_pins_live(&blk->th, svmtune_ms(ktime_get_ns()));
+	svmtune_bpf_block_fill(blk, 0, SVMTUNE_BLOCK_PAGES, out);
 	return 0;
+}
+
+/**
+ * svmtune_bpf_block_span() - a kfunc: the state of a block of the faulting
+ *	process, its pages counted in a span only
+ * @fault: the context of a callback that takes one
+ * @start: an address in the block
+ * @end: the span's end; the block's pages in [@start, @end) are counted
+ * @out: filled in as by svmtune_bpf_block_state(), but the page counts are
+ *	of the span (zeroed when there is no such block)
+ *
+ * Runs in the callback, under the address space's lock the engine holds
+ * for it: the block cannot change or go while it is read.
+ *
+ * Return: 0, or -ENOENT when the engine keeps no state for the block.
+ */
+__bpf_kfunc int svmtune_bpf_block_span(struct svmtune_bpf_fault *fault,
+				       u64 start, u64 end,
+				       struct svmtune_bpf_block *out)
+{
+	const struct svmtune_block *blk = svmtune_bpf_block_at(fault, start);
+	unsigned int first, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!blk)
+		return -ENOENT;
+	first = (start - blk->base) >> PAGE_SHIFT;
+	if (end > start)
+		n = min_t(u64, (end - start + PAGE_SIZE - 1) >> PAGE_SHIFT,
+			  SVMTUNE_BLOCK_PAGES - first);
+	svmtune_bpf_block_fill(blk, first, n, out);
+	return 0;
+}
+
+/*
+ * @data for the program of @fault's context: zeroed first when another
+ * attachment wrote it last.
+ */
+static u64 *svmtune_bpf_data(struct svmtune_bpf_fault *fault,
+			     struct svmtune_bpf_data *data, int size)
+{
+	const struct svmtune_bpf_fault_kern *k =
+		container_of(fault, struct svmtune_bpf_fault_kern, pub);
+
+	if (size <= 0 || size > SVMTUNE_BPF_DATA_SIZE || !k->serial)
+		return NULL;
+	if (data->serial != k->serial) {
+		memset(data->word, 0, sizeof(data->word));
+		data->serial = k->serial;
+	}
+	return data->word;
+}
+
+/**
+ * svmtune_bpf_block_data() - a kfunc: the program's own storage in a block
+ *	of the faulting process
+ * @fault: the context of a callback that takes one
+ * @addr: an address in the block
+ * @rdwr_buf_size: the bytes the program reads and writes, a constant, 1 to
+ *	%SVMTUNE_BPF_DATA_SIZE
+ *
+ * %SVMTUNE_BPF_DATA_SIZE bytes per block the engine keeps, zeroed when the
+ * block is made and when another attachment than the caller's wrote them
+ * last; they go with the block (the range unmapped, the process gone).
+ * Costs no memory beyond the block's own. Valid until the callback
+ * returns, under the address space's lock.
+ *
+ * Return: the storage, or NULL when the engine keeps no state for the
+ * block (none of adaptive, density prefetch, eviction, fragment "auto"
+ * and thrashing is on, or no fault reached it) or the size is wrong.
+ */
+__bpf_kfunc u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault,
+					u64 addr, int rdwr_buf_size)
+{
+	struct svmtune_block *blk = svmtune_bpf_block_at(fault, addr);
+
+	return blk ? svmtune_bpf_data(fault, &blk->bpf, rdwr_buf_size) : NULL;
+}
+
+/**
+ * svmtune_bpf_range_data() - a kfunc: the program's own storage in the
+ *	fault's range
+ * @fault: the context of a callback that takes one
+ * @rdwr_buf_size: as for svmtune_bpf_block_data()
+ *
+ * As svmtune_bpf_block_data(), for the range holding the fault (the policy
+ * range set on it, or the one the engine made for it: the VMA's part the
+ * fault's bounds gave); a range split in two copies it to both, two
+ * merged keep the lower one's, as the engine's own adaptive state does.
+ *
+ * Return: the storage, or NULL when the fault has no range or the size is
+ * wrong.
+ */
+__bpf_kfunc u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
+					int rdwr_buf_size)
+{
+	const struct svmtune_bpf_fault_kern *k =
+		container_of(fault, struct svmtune_bpf_fault_kern, pub);
+
+	if (!k->range)
+		return NULL;
+	lockdep_assert_held(&k->smm->lock);
+	return svmtune_bpf_data(fault, &k->range->bpf, rdwr_buf_size);
 }
 
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(svmtune_bpf_kfunc_ids)
 BTF_ID_FLAGS(func, svmtune_bpf_block_state, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, svmtune_bpf_block_span, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, svmtune_bpf_block_data, KF_TRUSTED_ARGS | KF_RET_NULL)
+BTF_ID_FLAGS(func, svmtune_bpf_range_data, KF_TRUSTED_ARGS | KF_RET_NULL)
 BTF_KFUNCS_END(svmtune_bpf_kfunc_ids)
 
 static const struct btf_kfunc_id_set svmtune_bpf_kfunc_set = {
@@ -411,16 +563,25 @@ static void svmtune_bpf_attached_free(struct svmtune_bpf_attached *a)
 /* A global program: CAP_SYS_ADMIN, one at a time. */
 static int svmtune_bpf_reg_global(struct svmtune_ops *ops)
 {
+	struct svmtune_bpf_attached *a;
 	int ret = 0;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return -ENOMEM;
+	a->ops = ops;
 	mutex_lock(&svmtune_bpf_lock);
-	if (rcu_access_pointer(svmtune_bpf_global))
+	if (rcu_access_pointer(svmtune_bpf_global)) {
 		ret = -EBUSY;
-	else
-		rcu_assign_pointer(svmtune_bpf_global, ops);
+	} else {
+		a->serial = ++svmtune_bpf_serial;
+		rcu_assign_pointer(svmtune_bpf_global, a);
+	}
 	mutex_unlock(&svmtune_bpf_lock);
+	if (ret)
+		kfree(a);
 	return ret;
 }
 
@@ -496,6 +657,8 @@ static int svmtune_bpf_reg(void *kdata, struct bpf_link *link)
 		ret = -EBUSY;
 	else if (svmtune_bpf_taken(a))
 		ret = -EEXIST;
+	if (!ret)
+		a->serial = ++svmtune_bpf_serial;
 	if (!ret && a->cgrp) {
 		hlist_add_head_rcu(&a->node, &svmtune_bpf_cgroups);
 		WRITE_ONCE(svmtune_bpf_nr_cgroups, svmtune_bpf_nr_cgroups + 1);
@@ -509,7 +672,7 @@ static int svmtune_bpf_reg(void *kdata, struct bpf_link *link)
 	return ret;
 }
 
-/* @ops's attachment to a process or cgroup, unhashed; or NULL. */
+/* @ops's attachment, unpublished; or NULL. */
 static struct svmtune_bpf_attached *svmtune_bpf_unhash(const struct svmtune_ops *ops)
 {
 	struct svmtune_bpf_attached *a;
@@ -517,6 +680,12 @@ static struct svmtune_bpf_attached *svmtune_bpf_unhash(const struct svmtune_ops 
 	int bkt;
 
 	lockdep_assert_held(&svmtune_bpf_lock);
+	a = rcu_dereference_protected(svmtune_bpf_global,
+				      lockdep_is_held(&svmtune_bpf_lock));
+	if (a && a->ops == ops) {
+		RCU_INIT_POINTER(svmtune_bpf_global, NULL);
+		return a;
+	}
 	hash_for_each_safe(svmtune_bpf_procs, bkt, tmp, a, node) {
 		if (a->ops == ops) {
 			hash_del_rcu(&a->node);
@@ -541,8 +710,6 @@ static void svmtune_bpf_unreg(void *kdata, struct bpf_link *link)
 	struct svmtune_bpf_attached *found;
 
 	mutex_lock(&svmtune_bpf_lock);
-	if (rcu_access_pointer(svmtune_bpf_global) == ops)
-		RCU_INIT_POINTER(svmtune_bpf_global, NULL);
 	found = svmtune_bpf_unhash(ops);
 	mutex_unlock(&svmtune_bpf_lock);
 	/* No fault runs the program once this returns. */
@@ -583,6 +750,10 @@ static void svmtune_ops_proc_stub(struct svmtune_bpf_proc *p)
 {
 }
 
+static void svmtune_ops_waste_stub(struct svmtune_bpf_fault *w)
+{
+}
+
 static struct svmtune_ops svmtune_ops_stubs = {
 	.device_fault = svmtune_ops_device_fault_stub,
 	.cpu_fault = svmtune_ops_cpu_fault_stub,
@@ -591,6 +762,7 @@ static struct svmtune_ops svmtune_ops_stubs = {
 	.evict = svmtune_ops_evict_stub,
 	.attach = svmtune_ops_proc_stub,
 	.detach = svmtune_ops_proc_stub,
+	.waste = svmtune_ops_waste_stub,
 };
 
 static struct bpf_struct_ops svmtune_bpf_struct_ops = {
@@ -644,8 +816,7 @@ int svmtune_bpf_init_type(void)
 static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
 {
-	struct svmtune_bpf_attached *a;
-	struct svmtune_ops *g;
+	struct svmtune_bpf_attached *a, *g;
 	ssize_t len = 0;
 	int bkt;
 
@@ -653,7 +824,7 @@ static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
 	g = rcu_dereference_protected(svmtune_bpf_global,
 				      lockdep_is_held(&svmtune_bpf_lock));
 	if (g)
-		len += sysfs_emit_at(buf, len, "global %s\n", g->name);
+		len += sysfs_emit_at(buf, len, "global %s\n", g->ops->name);
 	hlist_for_each_entry(a, &svmtune_bpf_cgroups, node)
 		len += sysfs_emit_at(buf, len, "cgroup %llu %s\n",
 				     a->ops->cgroup, a->ops->name);

@@ -28,8 +28,8 @@
  *   leave to the built-in order; anything else is refused and counted as
  *   "leave". A program that spares every block leaves the fault to map
  *   remotely what did not fit: slower, never wrong.
- * - svmtune_bpf_moved(), svmtune_bpf_proc(): notifications; nothing to
- *   validate.
+ * - svmtune_bpf_moved(), svmtune_bpf_waste(), svmtune_bpf_proc():
+ *   notifications; nothing to validate.
  *
  * The cost with nothing attached is one RCU-protected pointer load per
  * call site (none of the tables is walked while it is empty).
@@ -91,6 +91,7 @@ static void svmtune_bpf_block_ctx(const struct svmtune_block *blk,
  * svmtune_bpf_decide() - let an attached program replace a decision
  * @dev: the device that faulted
  * @smm: the address space's state, its lock held; or NULL
+ * @range: the fault's range, or NULL
  * @blk: the fault's block, or NULL
  * @fault: the fault
  * @lo: the lowest address the window may take
@@ -104,11 +105,13 @@ static void svmtune_bpf_block_ctx(const struct svmtune_block *blk,
  * Return: whether the program's decision replaced the built-in one.
  */
 bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			struct svmtune_range *range,
 			const struct svmtune_block *blk,
 			const struct svmtune_fault *fault, unsigned long lo,
 			unsigned long hi, struct svmtune_decision *d)
 {
 	struct svmtune_bpf_fault_kern ctx;
+	u64 serial = 0;
 	struct svmtune_bpf_decision out;
 	struct svmtune_ops *ops;
 	int (*fn)(struct svmtune_bpf_fault *f, struct svmtune_bpf_decision *d);
@@ -117,7 +120,7 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 	if (smm)
 		lockdep_assert_held(&smm->lock);
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm);
+	ops = svmtune_bpf_ops_for(smm, &serial);
 	fn = ops ? (fault->type == SVMTUNE_FAULT_CPU ? ops->cpu_fault :
 						       ops->device_fault) : NULL;
 	if (!fn) {
@@ -136,8 +139,12 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 			.action = d->action, .dest = d->dest,
 			.pid = smm ? smm->owner.tgid : 0,
 			.cgroup = smm ? smm->owner.cgroup_id : 0,
+			.retried = fault->retried,
+			.reports_use = dev->reports_use,
 		},
 		.smm = smm,
+		.range = smm ? range : NULL,
+		.serial = serial,
 	};
 	svmtune_bpf_block_ctx(blk, &ctx.pub);
 	out = (struct svmtune_bpf_decision){
@@ -160,8 +167,6 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 	d->fault_end = d->end;
 	d->action = out.action;
 	d->dest = out.dest;
-	if (d->fragment > out.shift)
-		d->fragment = out.shift;
 	return true;
 }
 
@@ -185,7 +190,7 @@ void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
 
 	lockdep_assert_held(&smm->lock);
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm);
+	ops = svmtune_bpf_ops_for(smm, NULL);
 	if (ops && ops->moved) {
 		m = (struct svmtune_bpf_moved){
 			.start = start, .end = end,
@@ -200,6 +205,59 @@ void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
 		ops->moved(&m);
 		svmtune_bpf_counted(SVMTUNE_BPF_KEPT);
 	}
+	rcu_read_unlock();
+}
+
+/**
+ * svmtune_bpf_waste() - tell a program that pages left a device untouched
+ * @dev: the device they left (one that reports use)
+ * @smm: their address space's state, its lock held
+ * @range: the range at @addr, or NULL
+ * @blk: the block at @addr, or NULL
+ * @addr: the first page
+ * @npages: how many
+ *
+ * The program sees a fault's context at @addr (the block's state, the
+ * range's bounds as @lo and @hi), with the pages as @start and @end, and
+ * may reach its storage there through the kfuncs.
+ */
+void svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+		       struct svmtune_range *range,
+		       const struct svmtune_block *blk, unsigned long addr,
+		       unsigned long npages)
+{
+	unsigned long start = addr & PAGE_MASK;
+	unsigned long end = start + (npages << PAGE_SHIFT);
+	struct svmtune_bpf_fault_kern ctx;
+	struct svmtune_ops *ops;
+	u64 serial = 0;
+
+	lockdep_assert_held(&smm->lock);
+	rcu_read_lock();
+	ops = svmtune_bpf_ops_for(smm, &serial);
+	if (!ops || !ops->waste) {
+		rcu_read_unlock();
+		return;
+	}
+	ctx = (struct svmtune_bpf_fault_kern){
+		.pub = {
+			.addr = start,
+			.lo = range ? range->start : start,
+			.hi = range ? range->end : end,
+			.start = start, .end = end,
+			.dev = dev->id,
+			.dest = dev->id,
+			.pid = smm->owner.tgid,
+			.cgroup = smm->owner.cgroup_id,
+			.reports_use = dev->reports_use,
+		},
+		.smm = smm,
+		.range = range,
+		.serial = serial,
+	};
+	svmtune_bpf_block_ctx(blk, &ctx.pub);
+	ops->waste(&ctx.pub);
+	svmtune_bpf_counted(SVMTUNE_BPF_KEPT);
 	rcu_read_unlock();
 }
 
@@ -247,7 +305,7 @@ void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
 
 	lockdep_assert_held(&smm->lock);
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm);
+	ops = svmtune_bpf_ops_for(smm, NULL);
 	if (!ops || !ops->thrashing) {
 		rcu_read_unlock();
 		return;
@@ -293,7 +351,7 @@ bool svmtune_bpf_evict_wanted(const struct svmtune_mm *smm)
 	bool wanted;
 
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm);
+	ops = svmtune_bpf_ops_for(smm, NULL);
 	wanted = ops && ops->evict;
 	rcu_read_unlock();
 	return wanted;
@@ -320,7 +378,7 @@ int svmtune_bpf_evict(struct svmtune_device *dev, const struct svmtune_mm *smm,
 
 	lockdep_assert_held(&dev->lru_lock);
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm);
+	ops = svmtune_bpf_ops_for(smm, NULL);
 	if (!ops || !ops->evict) {
 		rcu_read_unlock();
 		return SVMTUNE_BPF_EVICT_DEFAULT;
@@ -368,7 +426,7 @@ void svmtune_bpf_proc(struct svmtune_mm *smm, bool attach)
 	struct svmtune_ops *ops;
 
 	rcu_read_lock();
-	ops = svmtune_bpf_ops_for(smm);
+	ops = svmtune_bpf_ops_for(smm, NULL);
 	fn = ops ? (attach ? ops->attach : ops->detach) : NULL;
 	if (fn) {
 		fn(&p);
@@ -380,11 +438,19 @@ void svmtune_bpf_proc(struct svmtune_mm *smm, bool attach)
 #else /* no programmable policy: the built-in one alone */
 
 bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			struct svmtune_range *range,
 			const struct svmtune_block *blk,
 			const struct svmtune_fault *fault, unsigned long lo,
 			unsigned long hi, struct svmtune_decision *d)
 {
 	return false;
+}
+
+void svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+		       struct svmtune_range *range,
+		       const struct svmtune_block *blk, unsigned long addr,
+		       unsigned long npages)
+{
 }
 
 void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,

@@ -44,6 +44,20 @@ struct svmtune_policy {
 };
 
 /**
+ * struct svmtune_bpf_data - a program's own storage in a block or a range
+ * @serial: the attachment that wrote it last (0: none); another
+ *	attachment finds it zeroed
+ * @word: the program's bytes, %SVMTUNE_BPF_DATA_SIZE
+ *
+ * Protected by the owning svmtune_mm's lock, which every callback that
+ * reaches it holds.
+ */
+struct svmtune_bpf_data {
+	u64 serial;
+	u64 word[SVMTUNE_BPF_DATA_SIZE / sizeof(u64)];
+};
+
+/**
  * struct svmtune_adaptive - adaptive granularity state of one block
  * @shift: the window size now, log2 bytes; 0 until the block's first
  *	device fault (which starts it, or continues the block below)
@@ -74,6 +88,8 @@ struct svmtune_adaptive {
  * @ad_sparse: adaptive mode: the smallest window two sparse faults in a
  *	row brought a block of the range to (log2 bytes; 0 none), where the
  *	next block to fault sparsely twice in a row goes at once
+ * @bpf: the storage of the program that applies to it
+ *	(svmtune_bpf_range_data()); copied when the range is split
  * @counters: what happened in it, SVMTUNE_CNT_* order
  *
  * Protected by the owning svmtune_mm's lock.
@@ -85,6 +101,7 @@ struct svmtune_range {
 	struct svmtune_policy pol;
 	u8 ad_hint;
 	u8 ad_sparse;
+	struct svmtune_bpf_data bpf;
 	u64 counters[SVMTUNE_NR_COUNTERS];
 };
 
@@ -221,6 +238,8 @@ static inline u32 svmtune_pins_live(const struct svmtune_block_thrash *th,
  *	what density prefetch and the adaptive policy count as dense
  * @ad: adaptive granularity state
  * @th: thrashing state
+ * @bpf: the storage of the program that applies to the address space
+ *	(svmtune_bpf_block_data())
  * @loc: the device holding the @resident pages; %SVMTUNE_LOC_UNSET when
  *	none is, or when pages are on two devices (then density counts
  *	nothing for either until they leave)
@@ -241,6 +260,7 @@ struct svmtune_block {
 	DECLARE_BITMAP(touched, SVMTUNE_BLOCK_PAGES);
 	struct svmtune_adaptive ad;
 	struct svmtune_block_thrash th;
+	struct svmtune_bpf_data bpf;
 	u32 loc;
 	bool used;
 	struct list_head lru;
@@ -270,6 +290,24 @@ static inline bool svmtune_block_thrashing(const struct svmtune_block *blk)
 	       svmtune_pins_live(th, svmtune_ms(now));
 }
 
+/* Set bits of @map in [@first, @first + @n). */
+static inline unsigned int svmtune_bits_in(const unsigned long *map,
+					   unsigned int first, unsigned int n)
+{
+	unsigned int i = first, end = first + n, w = 0;
+
+	while (i < end) {
+		if (!(i % BITS_PER_LONG) && end - i >= BITS_PER_LONG) {
+			w += hweight_long(map[i / BITS_PER_LONG]);
+			i += BITS_PER_LONG;
+		} else {
+			w += test_bit(i, map);
+			i++;
+		}
+	}
+	return w;
+}
+
 /* svmtune_target.c */
 struct mm_struct *svmtune_target_mm(u32 pid);
 void svmtune_owner_get(struct svmtune_owner *owner, struct mm_struct *mm);
@@ -294,7 +332,8 @@ static inline void svmtune_window_cut(unsigned long addr, unsigned long lo,
 int svmtune_bpf_init_type(void);
 bool svmtune_bpf_available(void);
 extern const struct attribute_group svmtune_bpf_sysfs_group;
-struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm);
+struct svmtune_ops *svmtune_bpf_ops_for(const struct svmtune_mm *smm,
+				       u64 *serial);
 
 /* What came of a program's call, for /sys/kernel/svmtune/bpf. */
 enum svmtune_bpf_outcome {
@@ -310,21 +349,36 @@ void svmtune_bpf_counted(enum svmtune_bpf_outcome outcome);
  *	the kfuncs it may call reach through it
  * @pub: what the program sees (its first argument)
  * @smm: the faulting address space's state, its lock held; or NULL
+ * @range: the fault's range, or NULL
+ * @serial: the attachment of the program called, for its storage
  */
 struct svmtune_bpf_fault_kern {
 	struct svmtune_bpf_fault pub;
 	struct svmtune_mm *smm;
+	struct svmtune_range *range;
+	u64 serial;
 };
 
-/* The kfunc, declared for sparse; programs declare it __ksym. */
+/* The kfuncs, declared for sparse; programs declare them __ksym. */
 int svmtune_bpf_block_state(struct svmtune_bpf_fault *fault, u64 addr,
 			    struct svmtune_bpf_block *out);
+int svmtune_bpf_block_span(struct svmtune_bpf_fault *fault, u64 start,
+			   u64 end, struct svmtune_bpf_block *out);
+u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault, u64 addr,
+			    int rdwr_buf_size);
+u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
+			    int rdwr_buf_size);
 
 /* svmtune_bpf_call.c: the engine's calls into an attached program */
 bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			struct svmtune_range *range,
 			const struct svmtune_block *blk,
 			const struct svmtune_fault *fault, unsigned long lo,
 			unsigned long hi, struct svmtune_decision *d);
+void svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+		       struct svmtune_range *range,
+		       const struct svmtune_block *blk, unsigned long addr,
+		       unsigned long npages);
 void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
 		       unsigned long start, unsigned long end, u32 loc,
 		       const struct svmtune_decision *decision,
@@ -529,8 +583,6 @@ void svmtune_adaptive_fault(const struct svmtune_device *dev,
 			    struct svmtune_block *blk, unsigned long addr,
 			    const struct svmtune_params *prm);
 unsigned int svmtune_adaptive_start(const struct svmtune_params *prm);
-unsigned int svmtune_bits_in(const unsigned long *map, unsigned int first,
-			     unsigned int n);
 
 /* svmtune_thrash.c */
 void svmtune_unpin_stop(void);

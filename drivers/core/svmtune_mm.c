@@ -222,6 +222,7 @@ static void svmtune_range_split(struct svmtune_mm *smm,
 	new->pol = range->pol;
 	new->ad_hint = range->ad_hint;
 	new->ad_sparse = range->ad_sparse;
+	new->bpf = range->bpf;
 	memset(new->counters, 0, sizeof(new->counters));
 	range->end = at;
 	svmtune_range_insert(smm, new);

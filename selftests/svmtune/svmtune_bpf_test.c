@@ -7,7 +7,9 @@
  * counted with the built-in decision used and the data intact; programs
  * that write what they must not, or that could sleep, do not load; a
  * global program needs CAP_SYS_ADMIN; detaching under a running workload
- * loses nothing.
+ * loses nothing; a program's storage in blocks and ranges lives with them
+ * and is zeroed for each attachment; the built-in adaptive policy as a
+ * program (tools/policies/adaptive.bpf.c) decides as the built-in one.
  *
  * The BPF objects are built by this directory's Makefile with clang from
  * the sources in bpf/ and found beside this binary, in bpf/.
@@ -33,6 +35,7 @@
 #include <linux/svmtune_bpf.h>
 #include <linux/svmtune_emu.h>
 
+#include "bpf/svmtune_storage.h"
 #include "bpf/svmtune_test_policies.h"
 #include "kselftest_harness.h"
 #include "svmtune_bpf_util.h"
@@ -516,6 +519,173 @@ TEST_F(policies, phase_hint_from_a_map_picks_the_window)
 	bpf_object__close(obj);
 }
 
+/* What svmtune_storage.bpf.c saw at the last fault. */
+static struct storage_seen storage_seen(struct bpf_object *obj)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "seen");
+	struct storage_seen v = { .faults = ~0ULL };
+	__u32 key = 0;
+
+	if (map)
+		bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0);
+	return v;
+}
+
+/*
+ * A program's storage: a block's counts the faults in that block, a
+ * range's every fault of the buffer; a new attachment finds both zeroed;
+ * more than SVMTUNE_BPF_DATA_SIZE bytes is never given.
+ */
+TEST_F(policies, program_storage_lives_with_blocks_and_ranges)
+{
+	struct storage_seen v;
+	struct bpf_object *obj;
+	struct bpf_link *link;
+	unsigned long i;
+
+	obj = load_policy("svmtune_storage", "storage", &link);
+	ASSERT_NE(NULL, obj);
+	/* Four 64 KiB windows of block 0, then one of block 1. */
+	for (i = 0; i < 5; i++) {
+		char *at = self->buf + (i < 4 ? i * 64 * KIB : 2 * MIB);
+
+		ASSERT_EQ(0, gpu_access(self->fd, at, PAGE, self->tmp,
+					SVMTUNE_EMU_READ, NULL));
+		ASSERT_EQ(0, memcmp(at, self->tmp, PAGE));
+		v = storage_seen(obj);
+		EXPECT_EQ(i + 1, v.faults);
+		EXPECT_EQ(i < 4 ? i : 0, v.block) TH_LOG("fault %lu", i);
+		EXPECT_EQ(i, v.range) TH_LOG("fault %lu", i);
+		EXPECT_EQ(0, v.big_not_null);
+	}
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+
+	/* Another attachment: the same block and range, zeroed for it. */
+	obj = load_policy("svmtune_storage", "storage", &link);
+	ASSERT_NE(NULL, obj);
+	ASSERT_EQ(0, gpu_access(self->fd, self->buf + 4 * 64 * KIB, PAGE,
+				self->tmp, SVMTUNE_EMU_READ, NULL));
+	v = storage_seen(obj);
+	EXPECT_EQ(1, v.faults);
+	EXPECT_EQ(0, v.block);
+	EXPECT_EQ(0, v.range);
+	EXPECT_EQ(0, v.big_not_null);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
+#define ADAPT_STEPS 160
+
+/* What one GPU access of the adaptive comparison took. */
+struct adapt_step {
+	__u64 faults;
+	__u64 migrated;
+	__u64 remote;
+};
+
+/* One GPU read of the comparison, checked, recorded as step @n. */
+static int adapt_read(int fd, char *at, unsigned long len, char *tmp,
+		      struct adapt_step *st, int n)
+{
+	struct svmtune_emu_access out;
+
+	if (n < 0 || n >= ADAPT_STEPS ||
+	    gpu_access(fd, at, len, tmp, SVMTUNE_EMU_READ, &out) ||
+	    memcmp(at, tmp, len))
+		return -1;
+	st[n].faults = out.faults;
+	st[n].migrated = out.migrated;
+	st[n].remote = out.remote;
+	return n + 1;
+}
+
+/*
+ * The workload the adaptive program and the built-in adaptive policy are
+ * compared on, over @buf (8 MiB): GPU reads one page in every 256 KiB
+ * (sparse), the CPU writes the buffer back (pages the windows brought and
+ * the GPU never used: waste), the sparse reads again, a stream of 512 KiB
+ * reads over the whole buffer, the CPU writes half of it, then reads of
+ * scattered pages. Every GPU read checked. Returns the steps taken, or -1.
+ */
+static int adapt_workload(int fd, char *buf, unsigned long size, char *tmp,
+			  struct adapt_step *st)
+{
+	unsigned long off, x = 12345;
+	int n = 0, pass, i;
+
+	fill(buf, size, 40);
+	for (pass = 0; pass < 2; pass++) {
+		for (off = 0; off < size; off += 256 * KIB)
+			n = adapt_read(fd, buf + off, PAGE, tmp, st, n);
+		if (!pass)
+			fill(buf, size, 41);
+	}
+	for (off = 0; off < size; off += 512 * KIB)
+		n = adapt_read(fd, buf + off, 512 * KIB, tmp, st, n);
+	fill(buf, size / 2, 42);
+	for (i = 0; i < 64; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		off = ((x >> 33) % (size / PAGE)) * PAGE;
+		n = adapt_read(fd, buf + off, PAGE, tmp, st, n);
+	}
+	return n;
+}
+
+/*
+ * tools/policies/adaptive.bpf.c over fixed 2 MiB decides as the built-in
+ * adaptive policy: the same faults and pages for every access of a
+ * workload that grows, shrinks and wastes windows. The two run on two
+ * buffers 2 MiB apart, so neither sees the other's blocks or range.
+ */
+TEST_F(policies, adaptive_program_decides_as_the_builtin_adaptive)
+{
+	static struct adapt_step builtin[ADAPT_STEPS], prog[ADAPT_STEPS];
+	unsigned long size = self->size, faults = 0, distinct = 0;
+	int nb, np, i;
+	struct bpf_object *obj;
+	struct bpf_link *link;
+	char *region, *a, *b;
+
+	region = svmtune_map_aligned(2 * size + 2 * MIB);
+	ASSERT_NE(NULL, region);
+	a = region;
+	b = region + size + 2 * MIB;
+	ASSERT_EQ(0, munmap(a + size, 2 * MIB));
+
+	ASSERT_EQ(0, svmtune_write_sysfs("thrashing", "detect"));
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "adaptive"));
+	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));
+	nb = adapt_workload(self->fd, a, size, self->tmp, builtin);
+	ASSERT_LT(0, nb);
+
+	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
+	obj = load_policy("adaptive", "adaptive", &link);
+	ASSERT_NE(NULL, obj);
+	np = adapt_workload(self->fd, b, size, self->tmp, prog);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	ASSERT_EQ(nb, np);
+
+	for (i = 0; i < nb; i++) {
+		EXPECT_EQ(builtin[i].faults, prog[i].faults)
+		TH_LOG("access %d", i);
+		EXPECT_EQ(builtin[i].migrated, prog[i].migrated)
+		TH_LOG("access %d", i);
+		EXPECT_EQ(builtin[i].remote, prog[i].remote)
+		TH_LOG("access %d", i);
+		faults += builtin[i].faults;
+		/* Windows of more than one size: the policy adapted. */
+		if (builtin[i].faults &&
+		    builtin[i].migrated != builtin[0].migrated)
+			distinct++;
+	}
+	EXPECT_LT(0, faults);
+	EXPECT_LT(0, distinct);
+	munmap(a, size);
+	munmap(b, size);
+}
+
 /* Programs that write what they must not, or may sleep, do not load. */
 TEST(verifier_refuses_bad_programs)
 {
@@ -525,6 +695,7 @@ TEST(verifier_refuses_bad_programs)
 		"svmtune_bad_sleepable.bpf.o",
 		"svmtune_bad_write_thrash.bpf.o",
 		"svmtune_bad_write_moved.bpf.o",
+		"svmtune_bad_write_data.bpf.o",
 	};
 	const char *why = bpf_unavailable();
 	unsigned int i;

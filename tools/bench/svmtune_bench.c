@@ -56,7 +56,9 @@
  * SVMTUNE_ACCESS_REMOTE: manual advice). With --bpf DIR, where the kernel
  * has programmable policy, the example programs too, each attached
  * globally by DIR/svmtune-policy over the built-in policy of its row:
- * bpf-stride (tools/policies/stride.bpf.c over fixed 64K).
+ * bpf-stride (tools/policies/stride.bpf.c over fixed 64K) and
+ * bpf-adaptive (tools/policies/adaptive.bpf.c, the built-in adaptive
+ * policy as a program, over fixed 2M: the same counters as adaptive).
  *
  * Each measurement is the best of three runs on a fresh buffer. Run as
  * root in the test VM (it sets global knobs).
@@ -112,6 +114,8 @@ static const struct policy policies[] = {
 	{ "adapt-all", "adaptive", "2M", "remote", "51", "3", "1", 0, 0, NULL },
 	{ "bpf-stride", "fixed", "64K", "detect", "0", "3", "0", 0, 0,
 	  "stride.bpf.o:stride" },
+	{ "bpf-adaptive", "fixed", "2M", "detect", "0", "3", "0", 0, 0,
+	  "adaptive.bpf.o:adaptive" },
 	{ "2M+throt", "fixed", "2M", "throttle", "0", "3", "0", 1, 0, NULL },
 	{ "2M+remote", "fixed", "2M", "remote", "0", "3", "0", 1, 0, NULL },
 	{ "2M+pin", "fixed", "2M", "remote", "0", "0", "0", 1, 0, NULL },

@@ -31,6 +31,12 @@
 /* The name of a program, for the kernel log and sysfs. */
 #define SVMTUNE_BPF_NAME_LEN	16
 
+/*
+ * The bytes of a program's own storage in each block and each range
+ * (svmtune_bpf_block_data(), svmtune_bpf_range_data()).
+ */
+#define SVMTUNE_BPF_DATA_SIZE	16
+
 /**
  * struct svmtune_bpf_fault - a fault, as a program sees it (read-only)
  * @addr: the faulting page
@@ -53,9 +59,16 @@
  * @pid: the process whose address space faulted (its thread-group id when
  *	the engine first saw it); 0 if the engine keeps no state for it
  * @cgroup: the id of its cgroup (v2) then; 0 if unknown
+ * @retried: 1 when the fault asks again after a thrashing throttle made it
+ *	wait (not a new fault)
+ * @reports_use: 1 when @dev tells the engine which pages it used (the
+ *	emulated GPU; KFD's cannot), so @block_touched means something
  *
- * A device or CPU fault callback may pass this context to the kfunc
- * svmtune_bpf_block_state() to read another block of the same process.
+ * A device or CPU fault callback, and the waste callback, may pass this
+ * context to the kfuncs: svmtune_bpf_block_state() and
+ * svmtune_bpf_block_span() read a block of the same process,
+ * svmtune_bpf_block_data() and svmtune_bpf_range_data() reach the
+ * program's own storage in a block or a range.
  */
 struct svmtune_bpf_fault {
 	__u64 addr;
@@ -76,6 +89,8 @@ struct svmtune_bpf_fault {
 	__u32 block_shift;
 	__u32 pid;
 	__u64 cgroup;
+	__u32 retried;
+	__u32 reports_use;
 };
 
 /**
@@ -252,6 +267,10 @@ struct svmtune_bpf_decision {
  *	cgroup and below that have none of their own (needs CAP_SYS_ADMIN;
  *	@pid must be 0)
  * @name: a name, for the kernel log and sysfs
+ * @waste: pages left @w->dev untouched (it never used them), for a device
+ *	that reports use: @w is a fault's context at the first of them (its
+ *	block's state), with @w->start and @w->end the pages, so the kfuncs
+ *	work as in a fault
  *
  * Every callback runs under a spinlock or RCU and may not sleep. Any may
  * be left out.
@@ -271,6 +290,7 @@ struct svmtune_ops {
 	__u32 reserved;
 	__u64 cgroup;
 	char name[SVMTUNE_BPF_NAME_LEN];
+	void (*waste)(struct svmtune_bpf_fault *w);
 };
 
 #endif /* _UAPI_LINUX_SVMTUNE_BPF_H */
