@@ -59,7 +59,7 @@ static struct bpf_object *hooks_obj(pid_t pid, __u64 cgroup)
 	if (!obj)
 		return NULL;
 	map = bpf_object__find_map_by_name(obj, "hooks_policy");
-	ops = map ? bpf_map__initial_value(map, &sz) : NULL;
+	ops = map ? (void *)bpf_map__initial_value(map, &sz) : NULL;
 	if (!ops) {
 		bpf_object__close(obj);
 		return NULL;
@@ -692,7 +692,7 @@ static struct bpf_map *test_policy(__u32 pid, __u64 cgroup, const char *name,
 	if (!*obj)
 		return NULL;
 	map = bpf_object__find_map_by_name(*obj, "test_policy");
-	ops = map ? bpf_map__initial_value(map, &sz) : NULL;
+	ops = map ? (void *)bpf_map__initial_value(map, &sz) : NULL;
 	if (!ops)
 		return NULL;
 	ops->pid = pid;

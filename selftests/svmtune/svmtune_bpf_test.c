@@ -96,7 +96,7 @@ FIXTURE_SETUP(bpf)
 	ASSERT_NE(NULL, self->obj);
 	map = bpf_object__find_map_by_name(self->obj, "test_policy");
 	ASSERT_NE(NULL, map);
-	ops = bpf_map__initial_value(map, &sz);
+	ops = (void *)bpf_map__initial_value(map, &sz);
 	ASSERT_NE(NULL, ops);
 	ops->pid = getpid();
 	ASSERT_EQ(0, bpf_object__load(self->obj));
@@ -320,7 +320,7 @@ TEST_F(bpf, second_program_on_the_same_process_is_refused)
 
 	ASSERT_NE(NULL, obj);
 	map = bpf_object__find_map_by_name(obj, "test_policy");
-	ops = bpf_map__initial_value(map, &sz);
+	ops = (void *)bpf_map__initial_value(map, &sz);
 	ops->pid = getpid();
 	ASSERT_EQ(0, bpf_object__load(obj));
 	link = bpf_map__attach_struct_ops(map);
@@ -377,7 +377,7 @@ static struct bpf_object *load_policy(const char *name, const char *map_name,
 	if (!obj)
 		return NULL;
 	map = bpf_object__find_map_by_name(obj, map_name);
-	ops = map ? bpf_map__initial_value(map, &sz) : NULL;
+	ops = map ? (void *)bpf_map__initial_value(map, &sz) : NULL;
 	if (!ops)
 		goto fail;
 	ops->pid = getpid();

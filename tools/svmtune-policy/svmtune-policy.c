@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	map = bpf_object__find_map_by_name(obj, argv[3]);
-	ops = map ? bpf_map__initial_value(map, &sz) : NULL;
+	/* Writable until load; 6.1's libbpf declares it const. */
+	ops = map ? (void *)bpf_map__initial_value(map, &sz) : NULL;
 	if (!ops || sz < sizeof(*ops)) {
 		fprintf(stderr,
 			"svmtune-policy: %s has no svmtune_ops map %s\n",
