@@ -251,7 +251,7 @@ static inline u32 svmtune_pins_live(const struct svmtune_block_thrash *th,
  * @smm: the address space it belongs to
  * @base: its first address
  *
- * Protected by the owning svmtune_mm's lock. About 1.2 bytes per 4 KiB page
+ * Protected by the owning svmtune_mm's lock. About 1.3 bytes per 4 KiB page
  * of the block (checked at build time to stay under 2).
  */
 struct svmtune_block {
