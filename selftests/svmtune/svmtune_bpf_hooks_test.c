@@ -92,8 +92,10 @@ FIXTURE_SETUP(hooks)
 {
 	const char *why = bpf_unavailable();
 
-	if (why)
-		SKIP(return, "programmable policy unavailable: %s", why);
+	if (why) {
+		SETUP_SKIP("programmable policy unavailable: %s", why);
+		return;
+	}
 	ASSERT_EQ(0, svmtune_save_knobs(&self->knobs));
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "2M"));

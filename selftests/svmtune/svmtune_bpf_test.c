@@ -78,8 +78,10 @@ FIXTURE_SETUP(bpf)
 	struct svmtune_ops *ops;
 	size_t sz;
 
-	if (why)
-		SKIP(return, "programmable policy unavailable: %s", why);
+	if (why) {
+		SETUP_SKIP("programmable policy unavailable: %s", why);
+		return;
+	}
 	ASSERT_EQ(0, svmtune_save_knobs(&self->knobs));
 	/* The built-in policy under the program: fixed 2 MiB windows. */
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
@@ -404,8 +406,10 @@ FIXTURE_SETUP(policies)
 {
 	const char *why = bpf_unavailable();
 
-	if (why)
-		SKIP(return, "programmable policy unavailable: %s", why);
+	if (why) {
+		SETUP_SKIP("programmable policy unavailable: %s", why);
+		return;
+	}
 	ASSERT_EQ(0, svmtune_save_knobs(&self->knobs));
 	ASSERT_EQ(0, svmtune_write_sysfs("policy", "fixed"));
 	ASSERT_EQ(0, svmtune_write_sysfs("granularity", "64K"));

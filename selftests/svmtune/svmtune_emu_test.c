@@ -148,8 +148,10 @@ static void set_adaptive(struct __test_metadata *_metadata,
 
 FIXTURE_SETUP(emu)
 {
-	if (geteuid() != 0)
-		SKIP(return, "sets global knobs: needs root");
+	if (geteuid() != 0) {
+		SETUP_SKIP("sets global knobs: needs root");
+		return;
+	}
 	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", EMU_DEV, strerror(errno));
 	self->ctl = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);
@@ -275,8 +277,10 @@ FIXTURE_VARIANT_ADD(emu_gran, g2m) { .knob = "2M", .bytes = 2 * MIB };
 
 FIXTURE_SETUP(emu_gran)
 {
-	if (geteuid() != 0)
-		SKIP(return, "sets global knobs: needs root");
+	if (geteuid() != 0) {
+		SETUP_SKIP("sets global knobs: needs root");
+		return;
+	}
 	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->fd, 0);
 	self->buf = svmtune_map_aligned(4 * MIB);
@@ -2965,13 +2969,17 @@ FIXTURE_SETUP(emu_thp)
 
 	self->fd = -1;
 	self->ctl = -1;
-	if (geteuid() != 0)
-		SKIP(return, "sets global knobs: needs root");
+	if (geteuid() != 0) {
+		SETUP_SKIP("sets global knobs: needs root");
+		return;
+	}
 	ASSERT_EQ(0,
 		  svmtune_read_file(THP_KNOB, self->knob, sizeof(self->knob)));
 	ret = write_errno(THP_KNOB, "1");
-	if (ret == -EOPNOTSUPP)
-		SKIP(return, NO_THP_REASON);
+	if (ret == -EOPNOTSUPP) {
+		SETUP_SKIP(NO_THP_REASON);
+		return;
+	}
 	ASSERT_EQ(0, ret);
 	ASSERT_LE(0, thp_stat("to_device"))
 	TH_LOG("%s: debugfs not mounted?", THP_STATS);

@@ -350,14 +350,20 @@ FIXTURE(kfd)
 
 FIXTURE_SETUP(kfd)
 {
-	if (geteuid() != 0)
-		SKIP(return,
-			   "svmtune_kfd tests load modules and set global knobs: need root");
-	if (!module_loaded("amdgpu") && load_module("amdgpu"))
-		SKIP(return, "amdgpu cannot be loaded in this kernel");
-	if (access(KFD_DEV, F_OK))
-		SKIP(return,
-			   "amdgpu has no /dev/kfd (kernel built without CONFIG_HSA_AMD)");
+	if (geteuid() != 0) {
+		SETUP_SKIP(
+			"svmtune_kfd tests load modules and set global knobs: need root");
+		return;
+	}
+	if (!module_loaded("amdgpu") && load_module("amdgpu")) {
+		SETUP_SKIP("amdgpu cannot be loaded in this kernel");
+		return;
+	}
+	if (access(KFD_DEV, F_OK)) {
+		SETUP_SKIP(
+			"amdgpu has no /dev/kfd (kernel built without CONFIG_HSA_AMD)");
+		return;
+	}
 	ASSERT_EQ(0, restore_modules())
 	TH_LOG("svmtune_kfd did not attach: %s", kfd_word("reason"));
 	ASSERT_EQ(0, svmtune_read_sysfs("granularity", self->granularity,

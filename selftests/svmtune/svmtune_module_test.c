@@ -93,8 +93,10 @@ FIXTURE(module)
 
 FIXTURE_SETUP(module)
 {
-	if (geteuid() != 0)
-		SKIP(return, "loading and unloading modules needs root");
+	if (geteuid() != 0) {
+		SETUP_SKIP("loading and unloading modules needs root");
+		return;
+	}
 	/*
 	 * Every test starts and ends with the modules loaded, the emulated GPU
 	 * with its defaults: one that another test left with its own (say, one

@@ -152,8 +152,10 @@ FIXTURE_SETUP(reclaim)
 	self->swap = 0;
 	self->cgroup[0] = '\0';
 	self->buf = MAP_FAILED;
-	if (geteuid() != 0)
-		SKIP(return, "turns swap on and mounts tmpfs: needs root");
+	if (geteuid() != 0) {
+		SETUP_SKIP("turns swap on and mounts tmpfs: needs root");
+		return;
+	}
 	self->fd = open(EMU_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", EMU_DEV, strerror(errno));
 	self->ctl = open(SVMTUNE_DEV, O_RDWR | O_CLOEXEC);

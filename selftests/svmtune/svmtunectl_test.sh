@@ -193,7 +193,7 @@ json_round_trip() {
 check json_policy_values_are_what_set_takes json_round_trip
 
 # watch's rates add up to what the counters moved: while the emulated GPU
-# writes a buffer and the CPU reads it back (one emu test case, thrice), the sum
+# writes a buffer and the CPU reads it back (emu_touch, thrice), the sum
 # over the intervals of each device's gpu_faults/s x interval_s is the
 # change of its gpu_faults counter. Rates are printed to 0.1/s.
 dev_faults() { # the gpu_faults counters of the devices $ids, summed
@@ -209,12 +209,12 @@ watch_adds_up() {
 	ids=$("$ctl" --json devices | awk '{ while (match($0, /"id":[0-9]+/)) { print substr($0, RSTART + 5, RLENGTH - 5); $0 = substr($0, RSTART + RLENGTH) } }')
 	[ -n "$ids" ] || return 1
 	before=$(dev_faults) || return 1
-	# 12 s: the test case runs well inside it even on an emulated CPU.
+	# 12 s: the workload runs well inside it even on an emulated CPU.
 	"$ctl" --json watch -i 0.5 -n 24 -p $pid >/tmp/svmtunectl.watch &
 	w=$!
 	sleep 1
 	for r in 1 2 3; do
-		"$dir/svmtune_emu_test" -t gpu_write_fresh_memory_cpu_reads_it >/dev/null 2>&1 || return 1
+		"$dir/emu_touch" 8 || return 1
 	done
 	wait $w || return 1
 	after=$(dev_faults) || return 1

@@ -31,6 +31,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <linux/svmtune_bpf.h>
+#include "svmtune_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -63,14 +64,6 @@ struct ad_range {
 };
 
 _Static_assert(sizeof(struct ad_block) <= SVMTUNE_BPF_DATA_SIZE, "block state");
-
-extern __u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault,
-				     __u64 addr, int rdwr_buf_size) __ksym;
-extern __u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
-				     int rdwr_buf_size) __ksym;
-extern int svmtune_bpf_block_span(struct svmtune_bpf_fault *fault, __u64 start,
-				  __u64 end,
-				  struct svmtune_bpf_block *out) __ksym;
 
 enum use { USE_UNKNOWN, USED, UNUSED };
 

@@ -7,11 +7,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <linux/svmtune_bpf.h>
+#include "svmtune_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern __u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault,
-				     __u64 addr, int rdwr_buf_size) __ksym;
 
 SEC("struct_ops/device_fault")
 int BPF_PROG(bad_data_device_fault, struct svmtune_bpf_fault *f,

@@ -10,13 +10,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <linux/svmtune_bpf.h>
+#include "svmtune_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
 
 #include "svmtune_hooks_policy.h"
-
-extern int svmtune_bpf_block_state(struct svmtune_bpf_fault *fault, __u64 addr,
-				   struct svmtune_bpf_block *out) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -10,15 +10,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <linux/svmtune_bpf.h>
+#include "svmtune_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
 
 #include "svmtune_storage.h"
-
-extern __u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault,
-				     __u64 addr, int rdwr_buf_size) __ksym;
-extern __u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
-				     int rdwr_buf_size) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
