@@ -11,6 +11,12 @@
  *   stride   GPU 0 reads the first 4 KiB of every 256 KiB
  *   pingpong GPU 0 reads a page, the CPU writes it; 8 rounds on each of
  *            4 pages 2 MiB apart
+ *   reuse    GPU 0 reads all of it (its pages go to VRAM), not measured;
+ *            then, measured, 8 CPU threads write it, each its own eighth,
+ *            a page at a time, as an OpenMP loop over a buffer the
+ *            program freed and malloc handed out again would (ROCm's
+ *            rocm-libraries pull 12323: KFD serialises these CPU faults,
+ *            Documentation/notes/kfd-reuse.md); every byte checked after
  *
  * Usage: kfdbed_bench CONFIG [MIB]. CONFIG names the policy in effect (the
  * caller sets it up: tools/bench/kfd-bench); one CSV row per workload:
@@ -30,6 +36,7 @@
  * 277 pages).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +77,65 @@ static int read_page(struct kfdsvm_ctx *ctx, unsigned char *p,
 	return 0;
 }
 
+/* reuse: the CPU threads, and one thread's slice. */
+#define REUSE_THREADS 8
+
+struct reuse_slice {
+	pthread_t thread;
+	unsigned char *start;
+	size_t size;
+};
+
+static void *reuse_write(void *arg)
+{
+	struct reuse_slice *sl = arg;
+	size_t i;
+
+	for (i = 0; i < sl->size; i += PAGE)
+		memset(sl->start + i, 0xa5, PAGE);
+	return NULL;
+}
+
+/* What a workload does before it is measured: reuse's GPU phase. */
+static int prepare(struct kfdsvm_ctx *ctx, const char *name, unsigned char *buf,
+		   size_t size)
+{
+	size_t i;
+	int r = 0;
+
+	if (strcmp(name, "reuse"))
+		return 0;
+	for (i = 0; i < size && !r; i += PAGE)
+		r = read_page(ctx, buf + i, 0x5a);
+	return r;
+}
+
+/* reuse's measured part: the CPU threads write the buffer back. */
+static int reuse(unsigned char *buf, size_t size)
+{
+	struct reuse_slice sl[REUSE_THREADS];
+	size_t each = size / REUSE_THREADS / PAGE * PAGE, i;
+	int t, started;
+
+	for (started = 0; started < REUSE_THREADS; started++) {
+		sl[started].start = buf + started * each;
+		sl[started].size = started == REUSE_THREADS - 1 ?
+					   size - started * each :
+					   each;
+		if (pthread_create(&sl[started].thread, NULL, reuse_write,
+				   &sl[started]))
+			break;
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(sl[t].thread, NULL);
+	if (started < REUSE_THREADS)
+		return -EAGAIN;
+	for (i = 0; i < size; i++)
+		if (buf[i] != 0xa5)
+			return -EIO;
+	return 0;
+}
+
 static int workload(struct kfdsvm_ctx *ctx, const char *name,
 		    unsigned char *buf, size_t size)
 {
@@ -89,6 +155,8 @@ static int workload(struct kfdsvm_ctx *ctx, const char *name,
 	} else if (!strcmp(name, "stride")) {
 		for (i = 0; i < size && !r; i += 256 * 1024)
 			r = read_page(ctx, buf + i, 0x5a);
+	} else if (!strcmp(name, "reuse")) {
+		r = reuse(buf, size);
 	} else {
 		/* Each page's bytes are the round's number after the CPU's write. */
 		for (i = 0; i < 4 && i * 2 * MIB < size; i++)
@@ -105,7 +173,7 @@ static int workload(struct kfdsvm_ctx *ctx, const char *name,
 int main(int argc, char **argv)
 {
 	static const char *const workloads[] = { "stream", "sparse", "stride",
-						 "pingpong" };
+						 "pingpong", "reuse" };
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdsvm_ctx ctx;
 	unsigned int w;
@@ -139,6 +207,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		memset(buf, 0x5a, size);
+		r = prepare(&ctx, workloads[w], buf, size);
+		if (r) {
+			fprintf(stderr, "kfdbed_bench: %s under %s: %s\n",
+				workloads[w], argv[1], strerror(-r));
+			return 1;
+		}
 		s0 = kfdsvm_info(ctx.bed).gpus[0];
 		remote_accesses = 0;
 		t0 = now_ms();
