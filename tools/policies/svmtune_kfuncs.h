@@ -11,7 +11,8 @@
 extern int svmtune_bpf_block_state(struct svmtune_bpf_fault *fault, __u64 addr,
 				   struct svmtune_bpf_block *out) __ksym;
 extern int svmtune_bpf_block_span(struct svmtune_bpf_fault *fault, __u64 start,
-				  __u64 end, struct svmtune_bpf_block *out) __ksym;
+				  __u64 end,
+				  struct svmtune_bpf_block *out) __ksym;
 extern __u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault,
 				     __u64 addr, int rdwr_buf_size) __ksym;
 extern __u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
