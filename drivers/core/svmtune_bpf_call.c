@@ -143,7 +143,7 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 			.reports_use = dev->reports_use,
 		},
 		.smm = smm,
-		.range = smm ? range : NULL,
+		.range = range,
 		.serial = serial,
 	};
 	svmtune_bpf_block_ctx(blk, &ctx.pub);

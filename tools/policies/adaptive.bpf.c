@@ -191,7 +191,7 @@ int BPF_PROG(adaptive_device_fault, struct svmtune_bpf_fault *f,
 			shift = BLOCK_SHIFT;
 			cut(f, shift, &start, &end);
 		}
-	} else if (!svmtune_bpf_block_span(f, base, base, &blk) &&
+	} else if (!svmtune_bpf_block_state(f, base, &blk) &&
 		   (blk.pinned >> (((f->addr - base) >> CHUNK_SHIFT) & 31)) &
 			   1) {
 		/*
