@@ -113,7 +113,8 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 		if (range)
 			range->ad_hint = blk->ad.shift;
 	}
-	svmtune_bpf_waste(dev, smm, range, blk, addr, npages);
+	if (svmtune_bpf_on())
+		svmtune_bpf_waste(dev, smm, range, blk, addr, npages);
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_waste);
@@ -160,7 +161,8 @@ static unsigned long svmtune_resident_gone(struct svmtune_mm *smm,
  * Pages [@start, @end) arrived on @dev (@loc) for @decision (NULL: not a
  * fault's): the blocks there, made if wanted, are resident there; pages
  * outside the fault's own window were prefetched. Returns how many were
- * not resident before, of the blocks the engine tracks.
+ * not resident before, of the blocks the engine tracks, if @count (for a
+ * program), else 0.
  */
 static unsigned long svmtune_resident_arrived(struct svmtune_device *dev,
 					      struct svmtune_mm *smm,
@@ -168,7 +170,8 @@ static unsigned long svmtune_resident_arrived(struct svmtune_device *dev,
 					      unsigned long start,
 					      unsigned long end, u32 loc,
 					      u64 now,
-					      const struct svmtune_params *prm)
+					      const struct svmtune_params *prm,
+					      bool count)
 {
 	DECLARE_BITMAP(arrived, SVMTUNE_BLOCK_PAGES);
 	unsigned int new_whole = SVMTUNE_NOTE_NEW_WHOLE_BLOCKS;
@@ -210,7 +213,8 @@ static unsigned long svmtune_resident_arrived(struct svmtune_device *dev,
 		bitmap_zero(arrived, SVMTUNE_BLOCK_PAGES);
 		bitmap_set(arrived, first, n);
 		bitmap_andnot(arrived, arrived, blk->resident, SVMTUNE_BLOCK_PAGES);
-		changed += bitmap_weight(arrived, SVMTUNE_BLOCK_PAGES);
+		if (count)
+			changed += bitmap_weight(arrived, SVMTUNE_BLOCK_PAGES);
 		bitmap_andnot(blk->touched, blk->touched, arrived,
 			      SVMTUNE_BLOCK_PAGES);
 		if (decision) {
@@ -248,6 +252,7 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 				    u32 loc)
 	__must_hold(&smm->lock)
 {
+	bool program = svmtune_bpf_on();
 	struct svmtune_params prm;
 	unsigned long changed;
 	u64 now = 0;
@@ -263,8 +268,11 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 		changed = svmtune_resident_gone(smm, start, end, now, &prm);
 	else
 		changed = svmtune_resident_arrived(dev, smm, decision, start,
-						   end, loc, now, &prm);
-	svmtune_bpf_moved(dev, smm, start, end, loc, decision, changed);
+						   end, loc, now, &prm,
+						   program);
+	if (program)
+		svmtune_bpf_moved(dev, smm, start, end, loc, decision,
+				  changed);
 }
 
 /**

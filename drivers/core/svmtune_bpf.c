@@ -53,8 +53,8 @@
  * %SVMTUNE_BPF_MAX_ATTACHED per-process and per-cgroup ones at a time
  * (-EBUSY beyond, -EEXIST for a second one on the same process or
  * cgroup). /sys/kernel/svmtune/bpf/attached lists them. Without a program
- * the built-in policy runs, and the fault path pays one RCU-protected
- * load.
+ * the built-in policy runs, and the fault path pays a static branch
+ * (svmtune_bpf_on(), on while any program is attached).
  *
  * Context and locks: the callbacks run in the backend's fault path
  * (amdgpu's fault worker, a CPU fault, svmtune_kfd's probe), under the
@@ -106,6 +106,14 @@
 static atomic64_t svmtune_bpf_calls;
 static atomic64_t svmtune_bpf_replaced;
 static atomic64_t svmtune_bpf_refused;
+
+/*
+ * On while any program is attached (globally, to a process or a cgroup):
+ * with none, the hot paths (svmtune_bpf_on()) skip their calls into
+ * svmtune_bpf_call.c and its RCU look-up, a patched-out branch instead of
+ * two calls and two RCU sections a 4 KiB fault.
+ */
+DEFINE_STATIC_KEY_FALSE(svmtune_bpf_active);
 
 /* Why the type is not registered, or NULL when it is. */
 static const char *svmtune_bpf_unavailable = "not initialised";
@@ -582,6 +590,8 @@ static int svmtune_bpf_reg_global(struct svmtune_ops *ops)
 	mutex_unlock(&svmtune_bpf_lock);
 	if (ret)
 		kfree(a);
+	else
+		static_branch_inc(&svmtune_bpf_active);
 	return ret;
 }
 
@@ -669,6 +679,8 @@ static int svmtune_bpf_reg(void *kdata, struct bpf_link *link)
 	mutex_unlock(&svmtune_bpf_lock);
 	if (ret)
 		svmtune_bpf_attached_free(a);
+	else
+		static_branch_inc(&svmtune_bpf_active);
 	return ret;
 }
 
@@ -714,8 +726,10 @@ static void svmtune_bpf_unreg(void *kdata, struct bpf_link *link)
 	mutex_unlock(&svmtune_bpf_lock);
 	/* No fault runs the program once this returns. */
 	synchronize_rcu();
-	if (found)
+	if (found) {
 		svmtune_bpf_attached_free(found);
+		static_branch_dec(&svmtune_bpf_active);
+	}
 }
 
 /* The stubs the BPF core's CFI checks call through; never run. */

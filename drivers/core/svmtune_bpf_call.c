@@ -31,8 +31,12 @@
  * - svmtune_bpf_moved(), svmtune_bpf_waste(), svmtune_bpf_proc():
  *   notifications; nothing to validate.
  *
- * The cost with nothing attached is one RCU-protected pointer load per
- * call site (none of the tables is walked while it is empty).
+ * With nothing attached, the fault decision, the moves and the waste
+ * reports do not call here at all: svmtune_bpf_on() is a static branch,
+ * patched on by the first attachment and off by the last detachment. The
+ * other call sites (thrashing, eviction, process attach) cost one
+ * RCU-protected pointer load (none of the tables is walked while it is
+ * empty).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -175,8 +175,9 @@ static void svmtune_decide_widen(struct svmtune_decide_state *st,
 		if (st->adaptive)
 			svmtune_adaptive_dense(blk, st->dev, st->addr, st->lo,
 					       st->hi, d);
-		svmtune_prefetch(blk, st->dev, st->addr, st->lo, st->hi, d,
-				 st->prm->prefetch_threshold);
+		if (st->prm->prefetch_threshold)
+			svmtune_prefetch(blk, st->dev, st->addr, st->lo, st->hi,
+					 d, st->prm->prefetch_threshold);
 	}
 	if (st->prm->fragment_auto)
 		svmtune_fragment_widen(blk, st->dev, st->addr, st->lo, st->hi, d);
@@ -219,7 +220,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	if (!st.cpu && !fault->fixed && !dev->caps_fragments)
 		svmtune_fragment_clip(st.addr, decision);
 	/* Stage 6, a program's decision (svmtune_bpf.c), if one is attached. */
-	if (!fault->fixed &&
+	if (!fault->fixed && svmtune_bpf_on() &&
 	    svmtune_bpf_decide(dev, smm, range, blk, fault, st.lo, st.hi,
 			       decision) &&
 	    !st.cpu && !dev->caps_fragments)

@@ -7,6 +7,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/hashtable.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mmu_notifier.h>
@@ -369,6 +370,18 @@ u64 *svmtune_bpf_block_data(struct svmtune_bpf_fault *fault, u64 addr,
 u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
 			    int rdwr_buf_size);
 
+/*
+ * Whether any program is attached (svmtune_bpf.c): the fault and move
+ * paths test it before calling svmtune_bpf_decide() and
+ * svmtune_bpf_moved(); off, and never on, without programmable policy.
+ */
+DECLARE_STATIC_KEY_FALSE(svmtune_bpf_active);
+
+static inline bool svmtune_bpf_on(void)
+{
+	return static_branch_unlikely(&svmtune_bpf_active);
+}
+
 /* svmtune_bpf_call.c: the engine's calls into an attached program */
 bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 			struct svmtune_range *range,
@@ -566,8 +579,17 @@ void svmtune_counters_to_user(const u64 *counters, struct svmtune_counters *out,
 			      struct svmtune_mitigations *mit);
 
 /* svmtune_policy.c */
-unsigned int svmtune_fragment_capped(const struct svmtune_policy *eff,
-				     const struct svmtune_params *prm);
+/* The fragment size of @eff, at most the cap (log2 bytes). */
+static inline unsigned int
+svmtune_fragment_capped(const struct svmtune_policy *eff,
+			const struct svmtune_params *prm)
+{
+	unsigned int frag = eff->fragment;
+
+	if (frag == SVMTUNE_FRAGMENT_UNSET)
+		frag = prm->fragment_size;
+	return min(frag, prm->fragment_cap);
+}
 
 /* svmtune_params.c */
 bool svmtune_blocks_wanted(const struct svmtune_params *prm);

@@ -53,17 +53,6 @@ void svmtune_policy_effective(const struct svmtune_mm *smm,
 		eff->thrashing = SVMTUNE_THRASH_TRACK;
 }
 
-/* The fragment size of @eff, at most the cap (log2 bytes). */
-unsigned int svmtune_fragment_capped(const struct svmtune_policy *eff,
-				     const struct svmtune_params *prm)
-{
-	unsigned int frag = eff->fragment;
-
-	if (frag == SVMTUNE_FRAGMENT_UNSET)
-		frag = prm->fragment_size;
-	return min(frag, prm->fragment_cap);
-}
-
 /**
  * svmtune_policy_fragment() - the fragment size in effect
  * @eff: a policy from svmtune_policy_effective()

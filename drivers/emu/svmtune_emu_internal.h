@@ -326,8 +326,13 @@ extern const struct file_operations svmtune_emu_fops;
 
 /* svmtune_emu_vram.c: VRAM pages, runs and layout hints */
 struct svmtune_emu_device *svmtune_emu_page_device(struct page *page);
-unsigned long svmtune_emu_page_index(struct svmtune_emu_device *edev,
-				     struct page *page);
+/* @page's index in @edev's VRAM. */
+static inline unsigned long
+svmtune_emu_page_index(const struct svmtune_emu_device *edev,
+		       struct page *page)
+{
+	return page_to_pfn(page) - edev->pfn_first;
+}
 struct page *svmtune_emu_backing(struct page *page);
 struct page *svmtune_emu_alloc_vram(struct svmtune_emu_device *edev);
 struct page *svmtune_emu_alloc_vram_at(struct svmtune_emu_device *edev,

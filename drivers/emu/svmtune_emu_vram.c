@@ -12,12 +12,6 @@ struct svmtune_emu_device *svmtune_emu_page_device(struct page *page)
 	return container_of(svmtune_page_pgmap(page), struct svmtune_emu_device, pagemap);
 }
 
-unsigned long svmtune_emu_page_index(struct svmtune_emu_device *edev,
-				     struct page *page)
-{
-	return page_to_pfn(page) - edev->pfn_first;
-}
-
 struct page *svmtune_emu_backing(struct page *page)
 {
 	struct svmtune_emu_device *edev = svmtune_emu_page_device(page);
