@@ -17,16 +17,54 @@
  *            program freed and malloc handed out again would (ROCm's
  *            rocm-libraries pull 12323: KFD serialises these CPU faults,
  *            Documentation/notes/kfd-reuse.md); every byte checked after
+ *   prefetch-race
+ *            a thread prefetches the buffer to GPU 0 (hipMemPrefetchAsync)
+ *            while GPU 0 already reads all of it in order (ROCm's hip
+ *            issue 3111: prefetch ineffective when the GPU touches the data
+ *            concurrently); pages moved more than once show as
+ *            pages_to_vram over the buffer's pages
+ *   oversub-sparse
+ *            a 64 MiB buffer (whatever MIB says), VRAM held by the test bed
+ *            so that 24 MiB stay free; GPU 0 reads 4 pages 512 KiB apart in
+ *            each 2 MiB, three passes: the pages read fit VRAM whole at
+ *            64 KiB windows (8 MiB), the 2 MiB windows around them do not
+ *            (64 MiB). KFD allocates a range's BO whole (its 8 MiB here, a
+ *            range being at most 1/32 of the test bed's 256 MiB;
+ *            svm_range_vram_node_new()), so on KFD's code every window
+ *            size asks VRAM for the whole buffer
+ *   managed-vs-copy
+ *            a kernel (GPU 0 reads every page, writes it back plus one)
+ *            over a managed buffer the CPU initialised, then the CPU reads
+ *            the result: GPU faults in, CPU faults back
+ *   explicit-copy
+ *            the same kernel with the copies explicit: the buffer
+ *            prefetched to GPU 0 before it and back to the CPU after it,
+ *            one SDMA migration of the whole buffer each way in KFD's own
+ *            code (the test bed has no hipMalloc'd VRAM BO and
+ *            hipMemcpy; those move the same bytes over the same SDMA
+ *            engine without the migrate_vma bookkeeping, so this row's
+ *            time is an upper bound on the copy's); the ratio of the two
+ *            rows is the user's question (ORNL/HeCBench pull 326)
  *
- * Usage: kfdbed_bench CONFIG [MIB]. CONFIG names the policy in effect (the
- * caller sets it up: tools/bench/kfd-bench); one CSV row per workload:
+ * Usage: kfdbed_bench CONFIG [MIB [WORKLOAD]]: every workload, or the one
+ * named, but KFDBED_BENCH_SKIP's ("# WORKLOAD not measured: " and
+ * KFDBED_BENCH_SKIP_WHY printed instead); kfdbed_bench --list names them.
+ * CONFIG names the policy in effect (the
+ * caller sets it up: tools/bench/kfd-bench; "advised" also sets each
+ * buffer's svmtune access mode to remote, advise_remote()); one CSV row
+ * per workload:
  *   config,workload,ms,gpu_faults,dropped,pages_to_vram,pages_to_ram,
- *   mib_moved,remote_accesses
+ *   mib_moved,remote_accesses,cpu_faults,stuck_threads
  * from the test bed's counters of GPU 0: faults KFD served, faults it
  * dropped (its 2 ms retry filter, or svmtune_kfd's per window), pages
  * copied each way by the SDMA; and the page reads the GPU's page table
  * served from system memory (or a peer's VRAM), over the link, each read
- * counted. Every page the GPU reads is checked.
+ * counted; and the page faults the workload's CPU threads took while it
+ * ran (getrusage(RUSAGE_THREAD) around the measured part of each thread:
+ * the buffer was initialised before, so these are the faults on pages in
+ * VRAM, each a KFD svm_migrate_to_ram()); and reuse's CPU threads found
+ * stuck (reuse()), 0 elsewhere. Every page the GPU reads is checked, and
+ * every byte the CPU threads wrote.
  *
  * The buffer is aligned to its size rounded up to a power of two, so that
  * KFD does not split it in two ranges where it crosses a multiple of its
@@ -37,17 +75,32 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <linux/svmtune.h>
+
 #include "kfdsvm.h"
 
 #define PAGE 4096UL
 #define MIB (1UL << 20)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* oversub-sparse's buffer, and the VRAM left free for it. */
+#define OVERSUB_SIZE (64 * MIB)
+#define OVERSUB_FREE (24 * MIB)
+
+/* How long reuse's CPU threads may take before they count as stuck. */
+#define REUSE_DEADLINE_S 120
 
 static double now_ms(void)
 {
@@ -86,14 +139,105 @@ struct reuse_slice {
 	size_t size;
 };
 
+/* The calling thread's page faults so far (minor and major). */
+static unsigned long long thread_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return (unsigned long long)ru.ru_minflt + ru.ru_majflt;
+}
+
+/* CPU faults the reuse threads took on the buffer. */
+static unsigned long long reuse_faults;
+
 static void *reuse_write(void *arg)
 {
 	struct reuse_slice *sl = arg;
+	unsigned long long f0 = thread_faults();
 	size_t i;
 
 	for (i = 0; i < sl->size; i += PAGE)
 		memset(sl->start + i, 0xa5, PAGE);
+	__atomic_add_fetch(&reuse_faults, thread_faults() - f0,
+			   __ATOMIC_RELAXED);
 	return NULL;
+}
+
+/*
+ * oversub-sparse's VRAM: hold all of GPU 0's VRAM that BOs do not use but
+ * @keep bytes, through a file of its own that the caller closes after the
+ * workload (the test bed's KFDBED_IOC_VRAM_HOLD, as amdgpu reserves VRAM
+ * for firmware). Returns the file, or -1 after saying why.
+ */
+static int hold_vram(struct kfdsvm_ctx *ctx, size_t keep)
+{
+	struct kfdbed_gpu_stats g = kfdsvm_info(ctx->bed).gpus[0];
+	struct kfdbed_vram_hold_args h = { .gpu_id = ctx->gpu_id[0] };
+	int fd = open("/dev/kfdbed", O_RDWR);
+
+	if (fd < 0 || g.vram_size <= keep + 16 * MIB) {
+		fprintf(stderr, "kfdbed_bench: cannot hold VRAM: %s\n",
+			fd < 0 ? strerror(errno) : "too little VRAM");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* The top @keep bytes and whatever BOs hold below stay free. */
+	h.size = (g.vram_size - keep) & ~(PAGE - 1);
+	if (ioctl(fd, KFDBED_IOC_VRAM_HOLD, &h)) {
+		fprintf(stderr, "kfdbed_bench: KFDBED_IOC_VRAM_HOLD: %s\n",
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	g = kfdsvm_info(ctx->bed).gpus[0];
+	fprintf(stderr, "kfdbed_bench: oversub-sparse: %llu MiB of VRAM free\n",
+		(unsigned long long)(g.vram_size - g.vram_used - h.held) >> 20);
+	return fd;
+}
+
+/*
+ * After oversub-sparse: KFD frees an unmapped range's BOs from its
+ * deferred work, so wait (up to 10 s) until GPU 0's VRAM is back to what
+ * BOs used before, lest the next workload find it full and evict.
+ */
+static void vram_drain(struct kfdsvm_ctx *ctx, unsigned long long used)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (kfdsvm_info(ctx->bed).gpus[0].vram_used <= used)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "kfdbed_bench: VRAM not freed after oversub-sparse\n");
+}
+
+/*
+ * The "advised" configuration: the buffer set to be mapped where its pages
+ * are, never migrated (svmtune's SVMTUNE_ACCESS_REMOTE through its ioctl,
+ * as an operator's svmtunectl set PID ADDR SIZE access=remote would):
+ * the advice for data that VRAM cannot hold and the GPU reads sparsely.
+ */
+static int advise_remote(void *buf, size_t size)
+{
+	struct svmtune_range_policy rp;
+	int fd = open("/dev/svmtune", O_RDWR), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&rp, 0, sizeof(rp));
+	rp.start = (uintptr_t)buf;
+	rp.size = size;
+	rp.set = SVMTUNE_POLICY_ACCESS;
+	rp.access = SVMTUNE_ACCESS_REMOTE;
+	if (ioctl(fd, SVMTUNE_IOC_SET_POLICY, &rp))
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 /* What a workload does before it is measured: reuse's GPU phase. */
@@ -111,12 +255,26 @@ static int prepare(struct kfdsvm_ctx *ctx, const char *name, unsigned char *buf,
 }
 
 /* reuse's measured part: the CPU threads write the buffer back. */
+/*
+ * reuse's CPU threads that had not finished REUSE_DEADLINE_S seconds after
+ * they started: each in a CPU fault that KFD returns from without moving
+ * the page, again and again (measured on KFD 6.12 alone, benchmarks.rst).
+ * Such a thread cannot be stopped but by the process's exit, so reuse is
+ * the last workload and main() exits after its row.
+ */
+static unsigned int reuse_stuck;
+
 static int reuse(unsigned char *buf, size_t size)
 {
 	struct reuse_slice sl[REUSE_THREADS];
 	size_t each = size / REUSE_THREADS / PAGE * PAGE, i;
+	bool done[REUSE_THREADS] = { false };
+	struct timespec deadline;
 	int t, started;
 
+	reuse_stuck = 0;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += REUSE_DEADLINE_S;
 	for (started = 0; started < REUSE_THREADS; started++) {
 		sl[started].start = buf + started * each;
 		sl[started].size = started == REUSE_THREADS - 1 ?
@@ -126,12 +284,104 @@ static int reuse(unsigned char *buf, size_t size)
 				   &sl[started]))
 			break;
 	}
-	for (t = 0; t < started; t++)
-		pthread_join(sl[t].thread, NULL);
+	for (t = 0; t < started; t++) {
+		done[t] = !pthread_timedjoin_np(sl[t].thread, NULL, &deadline);
+		reuse_stuck += !done[t];
+	}
 	if (started < REUSE_THREADS)
 		return -EAGAIN;
+	/* Every byte the threads that finished wrote. */
+	for (t = 0; t < REUSE_THREADS; t++)
+		for (i = 0; done[t] && i < sl[t].size; i++)
+			if (sl[t].start[i] != 0xa5)
+				return -EIO;
+	return 0;
+}
+
+/* prefetch-race: the prefetching thread. */
+struct prefetch_arg {
+	struct kfdsvm_ctx *ctx;
+	unsigned char *buf;
+	size_t size;
+	int r;
+};
+
+static void *prefetch_thread(void *arg)
+{
+	struct prefetch_arg *a = arg;
+
+	a->r = kfdsvm_prefetch(a->ctx, a->buf, a->size, 0) ? -errno : 0;
+	return NULL;
+}
+
+/*
+ * prefetch-race: the prefetch starts, then GPU 0 reads the buffer in order
+ * at once, as a kernel launched right after hipMemPrefetchAsync() on
+ * another stream would.
+ */
+static int prefetch_race(struct kfdsvm_ctx *ctx, unsigned char *buf,
+			 size_t size)
+{
+	struct prefetch_arg a = { ctx, buf, size, 0 };
+	pthread_t t;
+	size_t i;
+	int r = 0;
+
+	if (pthread_create(&t, NULL, prefetch_thread, &a))
+		return -EAGAIN;
+	for (i = 0; i < size && !r; i += PAGE)
+		r = read_page(ctx, buf + i, 0x5a);
+	pthread_join(t, NULL);
+	return r ? r : a.r;
+}
+
+/* oversub-sparse: three passes of 4 pages 512 KiB apart in each 2 MiB. */
+static int oversub_sparse(struct kfdsvm_ctx *ctx, unsigned char *buf,
+			  size_t size)
+{
+	size_t b, k;
+	int pass, r = 0;
+
+	for (pass = 0; pass < 3 && !r; pass++)
+		for (b = 0; b < size && !r; b += 2 * MIB)
+			for (k = 0; k < 2 * MIB && !r; k += 512 * 1024)
+				r = read_page(ctx, buf + b + k, 0x5a);
+	return r;
+}
+
+/*
+ * The kernel of managed-vs-copy and explicit-copy: GPU 0 reads each page
+ * and writes it back plus one; then the CPU checks every byte.
+ */
+static int plus_one(struct kfdsvm_ctx *ctx, unsigned char *buf, size_t size,
+		    int explicit)
+{
+	unsigned char page[PAGE];
+	size_t i, j;
+
+	if (explicit && kfdsvm_prefetch(ctx, buf, size, 0))
+		return -errno;
+	for (i = 0; i < size; i += PAGE) {
+		struct kfdbed_access_args a;
+
+		if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], buf + i, page, PAGE,
+				  0, &a))
+			return -errno;
+		remote_accesses += a.sys_pages + a.peer_pages;
+		for (j = 0; j < PAGE; j++) {
+			if (page[j] != 0x5a)
+				return -EIO;
+			page[j]++;
+		}
+		if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], buf + i, page, PAGE,
+				  1, &a))
+			return -errno;
+		remote_accesses += a.sys_pages + a.peer_pages;
+	}
+	if (explicit && kfdsvm_prefetch(ctx, buf, size, KFDSVM_CPU))
+		return -errno;
 	for (i = 0; i < size; i++)
-		if (buf[i] != 0xa5)
+		if (buf[i] != 0x5b)
 			return -EIO;
 	return 0;
 }
@@ -157,6 +407,14 @@ static int workload(struct kfdsvm_ctx *ctx, const char *name,
 			r = read_page(ctx, buf + i, 0x5a);
 	} else if (!strcmp(name, "reuse")) {
 		r = reuse(buf, size);
+	} else if (!strcmp(name, "prefetch-race")) {
+		r = prefetch_race(ctx, buf, size);
+	} else if (!strcmp(name, "oversub-sparse")) {
+		r = oversub_sparse(ctx, buf, size);
+	} else if (!strcmp(name, "managed-vs-copy")) {
+		r = plus_one(ctx, buf, size, 0);
+	} else if (!strcmp(name, "explicit-copy")) {
+		r = plus_one(ctx, buf, size, 1);
 	} else {
 		/* Each page's bytes are the round's number after the CPU's write. */
 		for (i = 0; i < 4 && i * 2 * MIB < size; i++)
@@ -172,17 +430,38 @@ static int workload(struct kfdsvm_ctx *ctx, const char *name,
 
 int main(int argc, char **argv)
 {
-	static const char *const workloads[] = { "stream", "sparse", "stride",
-						 "pingpong", "reuse" };
+	/* reuse last: threads it finds stuck end the process (reuse()). */
+	static const char *const workloads[] = {
+		"stream",	   "sparse",	    "stride",
+		"pingpong",	   "prefetch-race", "oversub-sparse",
+		"managed-vs-copy", "explicit-copy", "reuse"
+	};
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdsvm_ctx ctx;
 	unsigned int w;
 	size_t size, align = 2 * MIB;
-	int r;
+	const char *skip;
+	int advised, r;
 
-	if (argc < 2 || argc > 3 || !argv[1][0] || strchr(argv[1], ',')) {
-		fprintf(stderr, "usage: kfdbed_bench CONFIG [MIB]\n");
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (w = 0; w < ARRAY_SIZE(workloads); w++)
+			printf("%s\n", workloads[w]);
+		return 0;
+	}
+	if (argc < 2 || argc > 4 || !argv[1][0] || strchr(argv[1], ',')) {
+		fprintf(stderr,
+			"usage: kfdbed_bench CONFIG [MIB [WORKLOAD]] | --list\n");
 		return 2;
+	}
+	if (argc > 3) {
+		for (w = 0; w < ARRAY_SIZE(workloads); w++)
+			if (!strcmp(argv[3], workloads[w]))
+				break;
+		if (w == ARRAY_SIZE(workloads)) {
+			fprintf(stderr, "kfdbed_bench: no workload %s\n",
+				argv[3]);
+			return 2;
+		}
 	}
 	size = (argc > 2 ? strtoul(argv[2], NULL, 0) : 8) * MIB;
 	if (size < 2 * MIB || size > 256 * MIB) {
@@ -191,23 +470,44 @@ int main(int argc, char **argv)
 	}
 	while (align < size)
 		align *= 2;
+	advised = !strcmp(argv[1], "advised");
+	skip = getenv("KFDBED_BENCH_SKIP");
 	if (kfdsvm_open(&ctx)) {
 		perror("kfdbed_bench: /dev/kfd, /dev/kfdbed");
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
-		unsigned char *buf =
-			kfdsvm_malloc_managed_aligned(&ctx, size, align);
-		unsigned long long to_vram, to_ram;
+		int oversub = !strcmp(workloads[w], "oversub-sparse");
+		size_t wsize = oversub ? OVERSUB_SIZE : size;
+		size_t walign = oversub ? OVERSUB_SIZE : align;
+		unsigned char *buf;
+		unsigned long long to_vram, to_ram, f0, cpu_faults, vram0 = 0;
+		int hold = -1;
 		double t0, ms;
 
+		if (argc > 3 && strcmp(argv[3], workloads[w]))
+			continue;
+		if (skip && !strcmp(skip, workloads[w])) {
+			printf("# %s not measured: %s\n", workloads[w],
+			       getenv("KFDBED_BENCH_SKIP_WHY") ?: "skipped");
+			continue;
+		}
+		if (oversub) {
+			vram0 = kfdsvm_info(ctx.bed).gpus[0].vram_used;
+			hold = hold_vram(&ctx, OVERSUB_FREE);
+			if (hold < 0)
+				return 1;
+		}
+		buf = kfdsvm_malloc_managed_aligned(&ctx, wsize, walign);
 		if (!buf) {
 			perror("kfdbed_bench: malloc_managed");
 			return 1;
 		}
-		memset(buf, 0x5a, size);
-		r = prepare(&ctx, workloads[w], buf, size);
+		memset(buf, 0x5a, wsize);
+		r = advised ? advise_remote(buf, wsize) : 0;
+		if (!r)
+			r = prepare(&ctx, workloads[w], buf, wsize);
 		if (r) {
 			fprintf(stderr, "kfdbed_bench: %s under %s: %s\n",
 				workloads[w], argv[1], strerror(-r));
@@ -215,11 +515,18 @@ int main(int argc, char **argv)
 		}
 		s0 = kfdsvm_info(ctx.bed).gpus[0];
 		remote_accesses = 0;
+		reuse_faults = 0;
+		f0 = thread_faults();
 		t0 = now_ms();
-		r = workload(&ctx, workloads[w], buf, size);
+		r = workload(&ctx, workloads[w], buf, wsize);
 		ms = now_ms() - t0;
+		cpu_faults = thread_faults() - f0 + reuse_faults;
 		s1 = kfdsvm_info(ctx.bed).gpus[0];
-		kfdsvm_free(&ctx, buf, size);
+		kfdsvm_free(&ctx, buf, wsize);
+		if (hold >= 0) {
+			close(hold);
+			vram_drain(&ctx, vram0);
+		}
 		if (r) {
 			fprintf(stderr, "kfdbed_bench: %s under %s: %s\n",
 				workloads[w], argv[1], strerror(-r));
@@ -227,14 +534,23 @@ int main(int argc, char **argv)
 		}
 		to_vram = s1.pages_to_vram - s0.pages_to_vram;
 		to_ram = s1.pages_to_ram - s0.pages_to_ram;
-		printf("%s,%s,%.3f,%llu,%llu,%llu,%llu,%.3f,%llu\n", argv[1],
-		       workloads[w], ms,
+		printf("%s,%s,%.3f,%llu,%llu,%llu,%llu,%.3f,%llu,%llu,%u\n",
+		       argv[1], workloads[w], ms,
 		       (unsigned long long)(s1.faults_handled -
 					    s0.faults_handled),
 		       (unsigned long long)(s1.faults_unserved -
 					    s0.faults_unserved),
 		       to_vram, to_ram, (double)(to_vram + to_ram) * PAGE / MIB,
-		       remote_accesses);
+		       remote_accesses, cpu_faults, reuse_stuck);
+		if (reuse_stuck) {
+			fprintf(stderr,
+				"kfdbed_bench: reuse under %s: %u of %d CPU threads still faulting after %d s: KFD returns from their CPU faults without moving the page\n",
+				argv[1], reuse_stuck, REUSE_THREADS,
+				REUSE_DEADLINE_S);
+			/* They stop with the process only. */
+			fflush(NULL);
+			_exit(0);
+		}
 	}
 	kfdsvm_close(&ctx);
 	return 0;
