@@ -47,9 +47,7 @@
  *            rows is the user's question (ORNL/HeCBench pull 326)
  *
  * Usage: kfdbed_bench CONFIG [MIB [WORKLOAD]]: every workload, or the one
- * named, but KFDBED_BENCH_SKIP's ("# WORKLOAD not measured: " and
- * KFDBED_BENCH_SKIP_WHY printed instead); kfdbed_bench --list names them.
- * CONFIG names the policy in effect (the
+ * named; kfdbed_bench --list names them. CONFIG names the policy in effect (the
  * caller sets it up: tools/bench/kfd-bench; "advised" also sets each
  * buffer's svmtune access mode to remote, advise_remote()); one CSV row
  * per workload:
@@ -440,7 +438,6 @@ int main(int argc, char **argv)
 	struct kfdsvm_ctx ctx;
 	unsigned int w;
 	size_t size, align = 2 * MIB;
-	const char *skip;
 	int advised, r;
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
@@ -471,7 +468,6 @@ int main(int argc, char **argv)
 	while (align < size)
 		align *= 2;
 	advised = !strcmp(argv[1], "advised");
-	skip = getenv("KFDBED_BENCH_SKIP");
 	if (kfdsvm_open(&ctx)) {
 		perror("kfdbed_bench: /dev/kfd, /dev/kfdbed");
 		return 1;
@@ -488,11 +484,6 @@ int main(int argc, char **argv)
 
 		if (argc > 3 && strcmp(argv[3], workloads[w]))
 			continue;
-		if (skip && !strcmp(skip, workloads[w])) {
-			printf("# %s not measured: %s\n", workloads[w],
-			       getenv("KFDBED_BENCH_SKIP_WHY") ?: "skipped");
-			continue;
-		}
 		if (oversub) {
 			vram0 = kfdsvm_info(ctx.bed).gpus[0].vram_used;
 			hold = hold_vram(&ctx, OVERSUB_FREE);
