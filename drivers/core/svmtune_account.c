@@ -113,8 +113,7 @@ void svmtune_account_waste(struct svmtune_device *dev, struct mm_struct *mm,
 		if (range)
 			range->ad_hint = blk->ad.shift;
 	}
-	if (svmtune_bpf_on())
-		svmtune_bpf_waste(dev, smm, range, blk, addr, npages);
+	svmtune_bpf_waste(dev, smm, range, blk, addr, npages);
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_waste);
@@ -252,7 +251,6 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 				    u32 loc)
 	__must_hold(&smm->lock)
 {
-	bool program = svmtune_bpf_on();
 	struct svmtune_params prm;
 	unsigned long changed;
 	u64 now = 0;
@@ -269,10 +267,8 @@ static void svmtune_resident_locked(struct svmtune_device *dev,
 	else
 		changed = svmtune_resident_arrived(dev, smm, decision, start,
 						   end, loc, now, &prm,
-						   program);
-	if (program)
-		svmtune_bpf_moved(dev, smm, start, end, loc, decision,
-				  changed);
+						   svmtune_bpf_on());
+	svmtune_bpf_moved(dev, smm, start, end, loc, decision, changed);
 }
 
 /**

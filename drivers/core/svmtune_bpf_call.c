@@ -32,8 +32,10 @@
  *   notifications; nothing to validate.
  *
  * With nothing attached, the fault decision, the moves and the waste
- * reports do not call here at all: svmtune_bpf_on() is a static branch,
- * patched on by the first attachment and off by the last detachment. The
+ * reports do not call here at all: their wrappers in svmtune_internal.h
+ * (svmtune_bpf_decide(), svmtune_bpf_moved(), svmtune_bpf_waste()) test
+ * svmtune_bpf_on(), a static branch patched on by the first attachment
+ * and off by the last detachment. The
  * other call sites (thrashing, eviction, process attach) cost one
  * RCU-protected pointer load (none of the tables is walked while it is
  * empty).
@@ -92,7 +94,7 @@ static void svmtune_bpf_block_ctx(const struct svmtune_block *blk,
 }
 
 /**
- * svmtune_bpf_decide() - let an attached program replace a decision
+ * __svmtune_bpf_decide() - let an attached program replace a decision
  * @dev: the device that faulted
  * @smm: the address space's state, its lock held; or NULL
  * @range: the fault's range, or NULL
@@ -108,11 +110,11 @@ static void svmtune_bpf_block_ctx(const struct svmtune_block *blk,
  *
  * Return: whether the program's decision replaced the built-in one.
  */
-bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
-			struct svmtune_range *range,
-			const struct svmtune_block *blk,
-			const struct svmtune_fault *fault, unsigned long lo,
-			unsigned long hi, struct svmtune_decision *d)
+bool __svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			  struct svmtune_range *range,
+			  const struct svmtune_block *blk,
+			  const struct svmtune_fault *fault, unsigned long lo,
+			  unsigned long hi, struct svmtune_decision *d)
 {
 	struct svmtune_bpf_fault_kern ctx;
 	u64 serial = 0;
@@ -175,7 +177,7 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
 }
 
 /**
- * svmtune_bpf_moved() - tell a program that pages changed place
+ * __svmtune_bpf_moved() - tell a program that pages changed place
  * @dev: the device that moved them
  * @smm: their address space's state, its lock held
  * @start: the run's first byte
@@ -184,10 +186,10 @@ bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
  * @decision: the fault decision the move served, or NULL
  * @changed: pages whose place the engine saw change
  */
-void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
-		       unsigned long start, unsigned long end, u32 loc,
-		       const struct svmtune_decision *decision,
-		       unsigned long changed)
+void __svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
+			 unsigned long start, unsigned long end, u32 loc,
+			 const struct svmtune_decision *decision,
+			 unsigned long changed)
 {
 	struct svmtune_bpf_moved m;
 	struct svmtune_ops *ops;
@@ -213,7 +215,7 @@ void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
 }
 
 /**
- * svmtune_bpf_waste() - tell a program that pages left a device untouched
+ * __svmtune_bpf_waste() - tell a program that pages left a device untouched
  * @dev: the device they left (one that reports use)
  * @smm: their address space's state, its lock held
  * @range: the range at @addr, or NULL
@@ -225,10 +227,10 @@ void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
  * range's bounds as @lo and @hi), with the pages as @start and @end, and
  * may reach its storage there through the kfuncs.
  */
-void svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
-		       struct svmtune_range *range,
-		       const struct svmtune_block *blk, unsigned long addr,
-		       unsigned long npages)
+void __svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+			 struct svmtune_range *range,
+			 const struct svmtune_block *blk, unsigned long addr,
+			 unsigned long npages)
 {
 	unsigned long start = addr & PAGE_MASK;
 	unsigned long end = start + (npages << PAGE_SHIFT);
@@ -441,26 +443,26 @@ void svmtune_bpf_proc(struct svmtune_mm *smm, bool attach)
 
 #else /* no programmable policy: the built-in one alone */
 
-bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
-			struct svmtune_range *range,
-			const struct svmtune_block *blk,
-			const struct svmtune_fault *fault, unsigned long lo,
-			unsigned long hi, struct svmtune_decision *d)
+bool __svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			  struct svmtune_range *range,
+			  const struct svmtune_block *blk,
+			  const struct svmtune_fault *fault, unsigned long lo,
+			  unsigned long hi, struct svmtune_decision *d)
 {
 	return false;
 }
 
-void svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
-		       struct svmtune_range *range,
-		       const struct svmtune_block *blk, unsigned long addr,
-		       unsigned long npages)
+void __svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+			 struct svmtune_range *range,
+			 const struct svmtune_block *blk, unsigned long addr,
+			 unsigned long npages)
 {
 }
 
-void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
-		       unsigned long start, unsigned long end, u32 loc,
-		       const struct svmtune_decision *decision,
-		       unsigned long changed)
+void __svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
+			 unsigned long start, unsigned long end, u32 loc,
+			 const struct svmtune_decision *decision,
+			 unsigned long changed)
 {
 }
 

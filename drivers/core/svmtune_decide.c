@@ -220,7 +220,7 @@ static void svmtune_decide_in(struct svmtune_device *dev, struct svmtune_mm *smm
 	if (!st.cpu && !fault->fixed && !dev->caps_fragments)
 		svmtune_fragment_clip(st.addr, decision);
 	/* Stage 6, a program's decision (svmtune_bpf.c), if one is attached. */
-	if (!fault->fixed && svmtune_bpf_on() &&
+	if (!fault->fixed &&
 	    svmtune_bpf_decide(dev, smm, range, blk, fault, st.lo, st.hi,
 			       decision) &&
 	    !st.cpu && !dev->caps_fragments)

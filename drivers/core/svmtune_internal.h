@@ -371,9 +371,9 @@ u64 *svmtune_bpf_range_data(struct svmtune_bpf_fault *fault,
 			    int rdwr_buf_size);
 
 /*
- * Whether any program is attached (svmtune_bpf.c): the fault and move
- * paths test it before calling svmtune_bpf_decide() and
- * svmtune_bpf_moved(); off, and never on, without programmable policy.
+ * Whether any program is attached (svmtune_bpf.c): svmtune_bpf_decide(),
+ * svmtune_bpf_waste() and svmtune_bpf_moved() below test it; off, and
+ * never on, without programmable policy.
  */
 DECLARE_STATIC_KEY_FALSE(svmtune_bpf_active);
 
@@ -383,19 +383,53 @@ static inline bool svmtune_bpf_on(void)
 }
 
 /* svmtune_bpf_call.c: the engine's calls into an attached program */
-bool svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
-			struct svmtune_range *range,
-			const struct svmtune_block *blk,
-			const struct svmtune_fault *fault, unsigned long lo,
-			unsigned long hi, struct svmtune_decision *d);
-void svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
-		       struct svmtune_range *range,
-		       const struct svmtune_block *blk, unsigned long addr,
-		       unsigned long npages);
-void svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
-		       unsigned long start, unsigned long end, u32 loc,
-		       const struct svmtune_decision *decision,
-		       unsigned long changed);
+bool __svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+			  struct svmtune_range *range,
+			  const struct svmtune_block *blk,
+			  const struct svmtune_fault *fault, unsigned long lo,
+			  unsigned long hi, struct svmtune_decision *d);
+void __svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+			 struct svmtune_range *range,
+			 const struct svmtune_block *blk, unsigned long addr,
+			 unsigned long npages);
+void __svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
+			 unsigned long start, unsigned long end, u32 loc,
+			 const struct svmtune_decision *decision,
+			 unsigned long changed);
+
+/*
+ * The fault path's calls: nothing, not even the call, while no program is
+ * attached (svmtune_bpf_on()).
+ */
+static inline bool
+svmtune_bpf_decide(struct svmtune_device *dev, struct svmtune_mm *smm,
+		   struct svmtune_range *range, const struct svmtune_block *blk,
+		   const struct svmtune_fault *fault, unsigned long lo,
+		   unsigned long hi, struct svmtune_decision *d)
+{
+	return svmtune_bpf_on() &&
+	       __svmtune_bpf_decide(dev, smm, range, blk, fault, lo, hi, d);
+}
+
+static inline void
+svmtune_bpf_waste(struct svmtune_device *dev, struct svmtune_mm *smm,
+		  struct svmtune_range *range, const struct svmtune_block *blk,
+		  unsigned long addr, unsigned long npages)
+{
+	if (svmtune_bpf_on())
+		__svmtune_bpf_waste(dev, smm, range, blk, addr, npages);
+}
+
+static inline void
+svmtune_bpf_moved(struct svmtune_device *dev, struct svmtune_mm *smm,
+		  unsigned long start, unsigned long end, u32 loc,
+		  const struct svmtune_decision *decision, unsigned long changed)
+{
+	if (svmtune_bpf_on())
+		__svmtune_bpf_moved(dev, smm, start, end, loc, decision,
+				    changed);
+}
+
 void svmtune_bpf_thrashing(struct svmtune_device *dev, struct svmtune_mm *smm,
 			   const struct svmtune_fault *fault,
 			   unsigned long cstart, unsigned long addr,

@@ -111,17 +111,28 @@ static double now_ms(void)
 /* Page reads served over the link (system memory, a peer's VRAM). */
 static unsigned long long remote_accesses;
 
+/* GPU 0 reads or writes the page at @p from or to @buf. */
+static int gpu_page(struct kfdsvm_ctx *ctx, unsigned char *p,
+		    unsigned char *buf, int write)
+{
+	struct kfdbed_access_args a;
+
+	if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], p, buf, PAGE, write, &a))
+		return -errno;
+	remote_accesses += a.sys_pages + a.peer_pages;
+	return 0;
+}
+
 /* GPU 0 reads the page at @p, which must hold @want in every byte. */
 static int read_page(struct kfdsvm_ctx *ctx, unsigned char *p,
 		     unsigned char want)
 {
-	struct kfdbed_access_args a;
 	unsigned char buf[PAGE];
 	size_t i;
+	int r = gpu_page(ctx, p, buf, 0);
 
-	if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], p, buf, PAGE, 0, &a))
-		return -errno;
-	remote_accesses += a.sys_pages + a.peer_pages;
+	if (r)
+		return r;
 	for (i = 0; i < PAGE; i++)
 		if (buf[i] != want)
 			return -EIO;
@@ -360,21 +371,18 @@ static int plus_one(struct kfdsvm_ctx *ctx, unsigned char *buf, size_t size,
 	if (explicit && kfdsvm_prefetch(ctx, buf, size, 0))
 		return -errno;
 	for (i = 0; i < size; i += PAGE) {
-		struct kfdbed_access_args a;
+		int r = gpu_page(ctx, buf + i, page, 0);
 
-		if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], buf + i, page, PAGE,
-				  0, &a))
-			return -errno;
-		remote_accesses += a.sys_pages + a.peer_pages;
+		if (r)
+			return r;
 		for (j = 0; j < PAGE; j++) {
 			if (page[j] != 0x5a)
 				return -EIO;
 			page[j]++;
 		}
-		if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], buf + i, page, PAGE,
-				  1, &a))
-			return -errno;
-		remote_accesses += a.sys_pages + a.peer_pages;
+		r = gpu_page(ctx, buf + i, page, 1);
+		if (r)
+			return r;
 	}
 	if (explicit && kfdsvm_prefetch(ctx, buf, size, KFDSVM_CPU))
 		return -errno;
