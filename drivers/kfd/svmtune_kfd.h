@@ -48,6 +48,9 @@ enum svmtune_kfd_stat {
 	SVMTUNE_KFD_CONTIGUOUS_REQUESTED,
 	SVMTUNE_KFD_REMOTE_PAGES_DIRTIED,
 	SVMTUNE_KFD_VRAM_PAGES_DIRTIED,
+	SVMTUNE_KFD_VRAM_COUNT_FIXED,
+	SVMTUNE_KFD_VRAM_COUNT_UNFIXED,
+	SVMTUNE_KFD_VRAM_EVICT_STAYED,
 	SVMTUNE_KFD_NR_STATS,
 };
 
@@ -71,15 +74,21 @@ enum svmtune_kfd_state {
 #define SVMTUNE_KFD_FAULT_BITS		6
 
 /**
- * struct svmtune_kfd_fault_bucket - the faults of the tasks hashed here
- * @lock: covers both lists
+ * struct svmtune_kfd_fault_bucket - the faults and KFD migrations of the
+ *	tasks hashed here
+ * @lock: covers the four lists
  * @cpu: CPU faults
  * @gpu: GPU faults
+ * @mig_ram: KFD migrations to system memory in flight
+ *	(svm_migrate_vram_to_ram(), svmtune_kfd_count.c)
+ * @mig_vram: KFD migrations to VRAM in flight (svm_migrate_to_vram())
  */
 struct svmtune_kfd_fault_bucket {
 	spinlock_t lock;
 	struct hlist_head cpu;
 	struct hlist_head gpu;
+	struct hlist_head mig_ram;
+	struct hlist_head mig_vram;
 } ____cacheline_aligned_in_smp;
 
 #define SVMTUNE_KFD_WINDOWS		1024
@@ -214,6 +223,7 @@ struct svmtune_kfd_node_slot {
  *	each bucket under its own lock, made afresh at attach and detach
  *	while no hook is registered
  * @nr_faults: how many are in flight; atomic
+ * @nr_migs: KFD migrations in flight in @fault_buckets; atomic
  * @windows: the pool of windows mapped (the retry filter,
  *	svmtune_kfd_filter.c); under @window_lock
  * @window_hash: @windows in use, by range; under @window_lock
@@ -275,6 +285,7 @@ struct svmtune_kfd {
 
 	struct svmtune_kfd_fault_bucket fault_buckets[1 << SVMTUNE_KFD_FAULT_BITS];
 	atomic_t nr_faults;
+	atomic_t nr_migs;
 
 #if SVMTUNE_KFD_HAS_WINDOW
 	struct svmtune_kfd_window windows[SVMTUNE_KFD_WINDOWS];

@@ -8,8 +8,9 @@
 #include "svmtune_kfd_hooks.h"
 
 /*
- * Faults in flight by task, GPU and CPU apart: a list's entries all belong
- * to one kretprobe, so when it is unregistered (its in-flight instances'
+ * Faults in flight by task, GPU and CPU apart (and KFD's migrations, to
+ * system memory and to VRAM apart, svmtune_kfd_count.c): a list's entries
+ * all belong to one kretprobe, so when it is unregistered (its in-flight instances'
  * return handlers then never run), its stale entries sit only in its own
  * lists, which no handler reads any more (the nested hooks go first, see
  * svmtune_kfd_hooks_detach()). hlist_add_head() puts the newest entry
@@ -30,10 +31,12 @@
  *     hashes collide. A task only ever adds, finds and removes its own
  *     faults, in its own bucket; the count of faults in flight
  *     (``svmtune_kfd.nr_faults``, an atomic) lets every hook return at
- *     once when there are none (a load, not a lock). Innermost.
+ *     once when there are none (a load, not a lock). Innermost. The same
+ *     lock covers the task's KFD migrations in flight (the two migration
+ *     lists, svmtune_kfd_count.c), counted in ``svmtune_kfd.nr_migs``.
  */
 
-static struct svmtune_kfd_fault_bucket *svmtune_kfd_bucket(const struct task_struct *task)
+struct svmtune_kfd_fault_bucket *svmtune_kfd_bucket(const struct task_struct *task)
 {
 	return &svmtune_kfd.fault_buckets[hash_ptr(task, SVMTUNE_KFD_FAULT_BITS)];
 }
@@ -107,8 +110,11 @@ void svmtune_kfd_faults_reset(void)
 		spin_lock_init(&svmtune_kfd.fault_buckets[i].lock);
 		INIT_HLIST_HEAD(&svmtune_kfd.fault_buckets[i].cpu);
 		INIT_HLIST_HEAD(&svmtune_kfd.fault_buckets[i].gpu);
+		INIT_HLIST_HEAD(&svmtune_kfd.fault_buckets[i].mig_ram);
+		INIT_HLIST_HEAD(&svmtune_kfd.fault_buckets[i].mig_vram);
 	}
 	atomic_set(&svmtune_kfd.nr_faults, 0);
+	atomic_set(&svmtune_kfd.nr_migs, 0);
 }
 
 /*

@@ -191,23 +191,6 @@ static void svmtune_kfd_update_range_hook(struct svmtune_kfd_hook *hook,
 	svmtune_kfd_update_range_entry(regs);
 }
 
-/* Whether @args moves pages to or from device memory of KFD's nodes. */
-static bool svmtune_kfd_migration_is_kfd(const struct migrate_vma *args)
-{
-	unsigned long i;
-
-	for (i = 0; i < args->npages; i++) {
-		struct page *spage = migrate_pfn_to_page(args->src[i]);
-		struct page *dpage = migrate_pfn_to_page(args->dst[i]);
-
-		if (spage && is_device_private_page(spage))
-			return svmtune_kfd_node_pgmap(svmtune_page_pgmap(spage));
-		if (dpage && is_device_private_page(dpage))
-			return svmtune_kfd_node_pgmap(svmtune_page_pgmap(dpage));
-	}
-	return false;
-}
-
 /* migrate_vma_pages(), entry: a fault of KFD's migrates. */
 static void svmtune_kfd_migrate_pages_hook(struct svmtune_kfd_hook *hook,
 					   struct pt_regs *regs,
@@ -296,6 +279,14 @@ static struct svmtune_kfd_hook svmtune_kfd_hooks[] = {
 		.core_addr = (unsigned long)migrate_vma_pages,
 		.entry = svmtune_kfd_migrate_pages_hook,
 	},
+#if SVMTUNE_KFD_COUNTS_COPIED
+	{
+		.symbol = "migrate_vma_finalize",
+		.core = true,
+		.core_addr = (unsigned long)migrate_vma_finalize,
+		.entry = svmtune_kfd_finalize_entry,
+	},
+#endif
 #if SVMTUNE_KFD_HAS_DEFAULT_GRANULARITY
 	{
 		.symbol = "svm_range_get_attr",

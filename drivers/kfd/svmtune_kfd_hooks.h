@@ -105,6 +105,31 @@ struct svmtune_kfd_fault {
 
 struct svmtune_kfd_hook;
 
+/**
+ * struct svmtune_kfd_mig - a KFD migration a task is in: the range of its
+ *	innermost svm_migrate_vram_to_ram() or svm_migrate_to_vram()
+ *	(svmtune_kfd_count.c)
+ * @node: in its task's svmtune_kfd_fault_bucket, migration list
+ * @task: the task migrating
+ * @prange: the range
+ * @to_vram: svm_migrate_to_vram() (else svm_migrate_vram_to_ram())
+ * @evicting: a migration to system memory for TTM's eviction of the
+ *	range's BO (KFD_MIGRATE_TRIGGER_TTM_EVICTION)
+ * @short_pages: pages KFD counted into the range's VRAM that stayed in
+ *	system memory, taken off its count at svm_migrate_to_vram()'s return
+ *
+ * It lives in the data of the call's kretprobe instance, from its entry
+ * to its return. Only @task touches the fields after @node.
+ */
+struct svmtune_kfd_mig {
+	struct hlist_node node;
+	struct task_struct *task;
+	struct svm_range *prange;
+	bool to_vram;
+	bool evicting;
+	u64 short_pages;
+};
+
 /* ---- The hooks ---- */
 
 /**
@@ -124,6 +149,8 @@ struct svmtune_kfd_hook;
  *	through system memory: it moves every page of the range back to system
  *	memory (svm_migrate_vram_to_ram(), counted by its own hook), then the
  *	window to the new GPU, so the range's VRAM count drops to 0 in between
+ * @mig: the migration this call is (svm_migrate_vram_to_ram(),
+ *	svm_migrate_to_vram()), while published (svmtune_kfd_count.c)
  * @own: the fault this call began (svm_range_restore_pages(),
  *	svm_migrate_to_ram()); other hooks' data ends before it
  */
@@ -136,6 +163,7 @@ struct svmtune_kfd_call {
 	unsigned long start;
 	unsigned long last;
 	bool bridged;
+	struct svmtune_kfd_mig mig;
 	struct svmtune_kfd_fault own;	/* last: only fault hooks have it */
 };
 
@@ -200,6 +228,16 @@ void svmtune_kfd_fault_check(const struct svmtune_kfd_fault *slot,
 void svmtune_kfd_fault_end(struct svmtune_kfd_fault *f);
 struct svmtune_kfd_fault *svmtune_kfd_fault_find(void);
 void svmtune_kfd_faults_reset(void);
+struct svmtune_kfd_fault_bucket *svmtune_kfd_bucket(const struct task_struct *task);
+
+/* svmtune_kfd_count.c: KFD 6.12's VRAM page count kept true */
+void svmtune_kfd_mig_begin(struct svmtune_kfd_mig *mig,
+			   struct svm_range *prange, bool to_vram,
+			   bool evicting);
+void svmtune_kfd_mig_end(struct svmtune_kfd_mig *mig);
+void svmtune_kfd_finalize_entry(struct svmtune_kfd_hook *hook,
+				struct pt_regs *regs, unsigned long parent_ip);
+bool svmtune_kfd_migration_is_kfd(const struct migrate_vma *args);
 
 /* svmtune_kfd_process.c: KFD processes and ranges get the engine's state and policy */
 void svmtune_kfd_attach_resume(void);

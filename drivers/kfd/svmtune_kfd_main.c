@@ -521,6 +521,9 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_CONTIGUOUS_REQUESTED] = "contiguous_requested",
 	[SVMTUNE_KFD_REMOTE_PAGES_DIRTIED] = "remote_pages_dirtied",
 	[SVMTUNE_KFD_VRAM_PAGES_DIRTIED] = "vram_pages_dirtied",
+	[SVMTUNE_KFD_VRAM_COUNT_FIXED] = "vram_count_fixed",
+	[SVMTUNE_KFD_VRAM_COUNT_UNFIXED] = "vram_count_unfixed",
+	[SVMTUNE_KFD_VRAM_EVICT_STAYED] = "vram_evict_stayed",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,

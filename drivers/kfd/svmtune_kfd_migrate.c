@@ -346,7 +346,8 @@ static u64 svmtune_kfd_moved(struct svm_range *prange, u64 before,
 }
 
 static int svmtune_kfd_migrate_entry(struct kretprobe_instance *ri,
-				     struct pt_regs *regs, unsigned int a_mm)
+				     struct pt_regs *regs, unsigned int a_mm,
+				     bool to_vram, bool evicting)
 {
 	struct svmtune_kfd_call *call = svmtune_kfd_call_data(ri);
 
@@ -356,6 +357,7 @@ static int svmtune_kfd_migrate_entry(struct kretprobe_instance *ri,
 	call->before = svmtune_kfd_pages_in_vram(call->obj);
 	call->slot = svmtune_kfd_fault_find();
 	call->bridged = false;
+	svmtune_kfd_mig_begin(&call->mig, call->obj, to_vram, evicting);
 	return 0;
 }
 
@@ -369,7 +371,8 @@ int svmtune_kfd_to_vram_entry(struct kretprobe_instance *ri,
 	/* 0 if declined (svmtune_kfd_to_vram_decide() may run first). */
 	u32 best = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_VRAM_ARG_BEST_LOC);
 
-	svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM);
+	svmtune_kfd_migrate_entry(ri, regs, SVMTUNE_KFD_TO_VRAM_ARG_MM, true,
+				  false);
 	call->dev = svmtune_kfd_range_device(prange, best);
 	/* The test svm_migrate_to_vram() makes, under prange->migrate_mutex. */
 	call->bridged = actual && actual != best;
@@ -385,6 +388,7 @@ int svmtune_kfd_to_vram_exit(struct kretprobe_instance *ri,
 	bool declined = slot && slot->declined;
 	u64 moved = 0;
 
+	svmtune_kfd_mig_end(&call->mig);
 	if (!regs_return_value(regs) && !declined)
 		moved = svmtune_kfd_moved(call->obj, call->before, true,
 					  call->bridged);
@@ -571,7 +575,10 @@ int svmtune_kfd_to_ram_entry(struct kretprobe_instance *ri,
 		call->last = svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_LAST);
 	}
 #endif
-	ret = svmtune_kfd_migrate_entry(ri, regs, 1);
+	ret = svmtune_kfd_migrate_entry(
+		ri, regs, 1, false,
+		(u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) ==
+			KFD_MIGRATE_TRIGGER_TTM_EVICTION);
 	/*
 	 * Where the pages come from (migrate_mutex is held): a CPU fault's
 	 * decision looked that node up already.
@@ -589,6 +596,7 @@ int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 	struct svmtune_result result = { 0 };
 	u64 moved = 0;
 
+	svmtune_kfd_mig_end(&call->mig);
 	if (!regs_return_value(regs))
 		moved = svmtune_kfd_moved(call->obj, call->before, false, false);
 	svmtune_kfd_count(SVMTUNE_KFD_TO_RAM_CALLS, 1);

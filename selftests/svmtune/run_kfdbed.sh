@@ -394,6 +394,33 @@ if [ -n "$KFDBED_REPRO" ]; then
 	fi
 fi
 
+# 3f. racecount under svmtune_kfd: where KFD counts copied pages (6.12.y),
+#     svmtune_kfd counts the ones that moved (svmtune_kfd_count.c), so the
+#     race that leaves KFD alone's count short (3e: "with no page in VRAM,
+#     KFD gives the VRAM back" fails, 2 MiB over, and KFD warns) passes
+#     with the count corrected, and vram_count_fixed shows it. A KFD that
+#     counts right (7.2, 7.3: no migrate_vma_finalize hook) skips it: its
+#     page lock in do_swap_page() (7.3) keeps the race from copying at all.
+if load_bed racecount-svmtune num_gpus=1 vram_mb=64; then
+	if ! modprobe svmtune_kfd || ! grep -qx attached /sys/kernel/svmtune/kfd/state; then
+		fail racecount-svmtune:load "svmtune_kfd did not attach: $(cat /sys/kernel/svmtune/kfd/reason 2>/dev/null)"
+	elif ! grep -q '^migrate_vma_finalize on' /sys/kernel/svmtune/kfd/hooks; then
+		echo "svmtune-test SKIP kfdbed:racecount-svmtune this KFD counts the pages that migrated (svm_migrate_successful_pages): no count to correct"
+	else
+		"$test" racecount >/tmp/kfdbed.out 2>&1
+		results racecount-svmtune /tmp/kfdbed.out $?
+		fixed=$(sed -n 's/^vram_count_fixed //p' /sys/kernel/svmtune/kfd/stats)
+		unfixed=$(sed -n 's/^vram_count_unfixed //p' /sys/kernel/svmtune/kfd/stats)
+		if [ "${fixed:-0}" -gt 0 ] && [ "${unfixed:-1}" = 0 ]; then
+			echo "svmtune-test PASS kfdbed:racecount-svmtune:count-fixed KFD counted $fixed page(s) as migrated that stayed in VRAM; svmtune_kfd corrected the range's count"
+		else
+			fail racecount-svmtune:count-fixed "vram_count_fixed ${fixed:-none}, vram_count_unfixed ${unfixed:-none}"
+		fi
+	fi
+	unload_bed racecount-svmtune
+	unload_svmtune
+fi
+
 # 4. svmtune_kfd attached to the test bed: KFD's real fault and migration
 #    paths run through svmtune's hooks and engine.
 if load_bed svmtune num_gpus=2 vram_mb=64; then

@@ -45,11 +45,20 @@
  *            engine without the migrate_vma bookkeeping, so this row's
  *            time is an upper bound on the copy's); the ratio of the two
  *            rows is the user's question (ORNL/HeCBench pull 326)
+ *   turns    GPU 0, GPU 1 and the CPU in turn read every page and write
+ *            it back plus one, three rounds (a pipeline over two GPUs with
+ *            host steps); needs the test bed's num_gpus=2, and its row is
+ *            "turns-xgmi" when the two share an xGMI hive (xgmi_hive=1,1),
+ *            "turns-pcie" otherwise; with one GPU its row is a comment
+ *            line saying it was not measured. The counters of every GPU
+ *            are summed in the rows
  *
  * Usage: kfdbed_bench CONFIG [MIB [WORKLOAD]]: every workload, or the one
  * named; kfdbed_bench --list names them. CONFIG names the policy in effect (the
  * caller sets it up: tools/bench/kfd-bench; "advised" also sets each
- * buffer's svmtune access mode to remote, advise_remote()); one CSV row
+ * buffer's svmtune access mode to remote, advise_remote(); "kfd-gran-4K",
+ * "kfd-gran-64K" and "kfd-gran-2M" set each buffer's KFD granularity
+ * attribute, kfd_granularity()); one CSV row
  * per workload:
  *   config,workload,ms,gpu_faults,dropped,pages_to_vram,pages_to_ram,
  *   mib_moved,remote_accesses,cpu_faults,stuck_threads
@@ -111,16 +120,23 @@ static double now_ms(void)
 /* Page reads served over the link (system memory, a peer's VRAM). */
 static unsigned long long remote_accesses;
 
+/* GPU @gpu reads or writes the page at @p from or to @buf. */
+static int gpu_page_on(struct kfdsvm_ctx *ctx, unsigned int gpu,
+		       unsigned char *p, unsigned char *buf, int write)
+{
+	struct kfdbed_access_args a;
+
+	if (kfdsvm_access(ctx->bed, ctx->gpu_id[gpu], p, buf, PAGE, write, &a))
+		return -errno;
+	remote_accesses += a.sys_pages + a.peer_pages;
+	return 0;
+}
+
 /* GPU 0 reads or writes the page at @p from or to @buf. */
 static int gpu_page(struct kfdsvm_ctx *ctx, unsigned char *p,
 		    unsigned char *buf, int write)
 {
-	struct kfdbed_access_args a;
-
-	if (kfdsvm_access(ctx->bed, ctx->gpu_id[0], p, buf, PAGE, write, &a))
-		return -errno;
-	remote_accesses += a.sys_pages + a.peer_pages;
-	return 0;
+	return gpu_page_on(ctx, 0, p, buf, write);
 }
 
 /* GPU 0 reads the page at @p, which must hold @want in every byte. */
@@ -249,6 +265,60 @@ static int advise_remote(void *buf, size_t size)
 	return r;
 }
 
+/*
+ * The "kfd-gran-SIZE" configurations (SIZE 4K, 64K or 2M): KFD alone with
+ * the buffer's own granularity attribute set (KFD_IOCTL_SVM_ATTR_GRANULARITY,
+ * hipMemAdvise has no such advice; what a program calling KFD's ioctl, or
+ * an operator's amdgpu.svm_default_granularity, gets without svmtune):
+ * the log2 of the window in pages, or -1 for any other configuration,
+ * -2 for a bad SIZE.
+ */
+static int kfd_granularity(const char *config)
+{
+	static const struct {
+		const char *name;
+		int order;
+	} sizes[] = { { "4K", 0 }, { "64K", 4 }, { "2M", 9 } };
+	unsigned int i;
+
+	if (strncmp(config, "kfd-gran-", 9))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		if (!strcmp(config + 9, sizes[i].name))
+			return sizes[i].order;
+	return -2;
+}
+
+static int set_granularity(struct kfdsvm_ctx *ctx, void *buf, size_t size,
+			   int order)
+{
+	struct kfd_ioctl_svm_attribute attr = {
+		.type = KFD_IOCTL_SVM_ATTR_GRANULARITY,
+		.value = order,
+	};
+
+	if (kfdsvm_svm(ctx->kfd, KFD_IOCTL_SVM_OP_SET_ATTR, buf, size, &attr,
+		       1))
+		return -errno;
+	return 0;
+}
+
+/* The counters of every GPU, summed: the ones a row reports. */
+static struct kfdbed_gpu_stats gpus_sum(struct kfdsvm_ctx *ctx)
+{
+	struct kfdbed_info_args info = kfdsvm_info(ctx->bed);
+	struct kfdbed_gpu_stats sum = { 0 };
+	unsigned int g;
+
+	for (g = 0; g < info.num_gpus && g < ARRAY_SIZE(info.gpus); g++) {
+		sum.faults_handled += info.gpus[g].faults_handled;
+		sum.faults_unserved += info.gpus[g].faults_unserved;
+		sum.pages_to_vram += info.gpus[g].pages_to_vram;
+		sum.pages_to_ram += info.gpus[g].pages_to_ram;
+	}
+	return sum;
+}
+
 /* What a workload does before it is measured: reuse's GPU phase. */
 static int prepare(struct kfdsvm_ctx *ctx, const char *name, unsigned char *buf,
 		   size_t size)
@@ -358,6 +428,68 @@ static int oversub_sparse(struct kfdsvm_ctx *ctx, unsigned char *buf,
 	return r;
 }
 
+/* turns: rounds, and the turns in each (GPU 0, GPU 1, the CPU). */
+#define TURNS_ROUNDS 3
+
+/*
+ * One turn on the page at @p: @who (GPU 0, GPU 1, or 2 for the CPU) reads
+ * it, checks that every byte is @turn, and writes @turn + 1 back.
+ */
+static int turn_page(struct kfdsvm_ctx *ctx, unsigned int who, unsigned char *p,
+		     unsigned char turn)
+{
+	unsigned char page[PAGE], *data = who == 2 ? p : page;
+	size_t j;
+	int r;
+
+	if (who != 2) {
+		r = gpu_page_on(ctx, who, p, page, 0);
+		if (r)
+			return r;
+	}
+	for (j = 0; j < PAGE; j++)
+		if (data[j] != turn)
+			return -EIO;
+	memset(data, turn + 1, PAGE);
+	return who == 2 ? 0 : gpu_page_on(ctx, who, p, page, 1);
+}
+
+/*
+ * turns: GPU 0, GPU 1 and the CPU take turns on the buffer, each reading
+ * every page, checking it holds the count of turns so far, and writing it
+ * back plus one, as a pipeline of kernels on two GPUs with host steps
+ * between them does. Needs two GPUs; turns_name() tells their link.
+ */
+static int turns(struct kfdsvm_ctx *ctx, unsigned char *buf, size_t size)
+{
+	unsigned int turn;
+	size_t i;
+	int r = 0;
+
+	memset(buf, 0, size);
+	for (turn = 0; turn < TURNS_ROUNDS * 3 && !r; turn++)
+		for (i = 0; i < size && !r; i += PAGE)
+			r = turn_page(ctx, turn % 3, buf + i, turn);
+	for (i = 0; i < size && !r; i++)
+		if (buf[i] != (unsigned char)turn)
+			r = -EIO;
+	return r;
+}
+
+/*
+ * The name turns' row goes under: "turns-xgmi" when GPUs 0 and 1 share an
+ * xGMI hive (peer VRAM mapped over the link), "turns-pcie" otherwise.
+ */
+static const char *turns_name(struct kfdsvm_ctx *ctx)
+{
+	struct kfdbed_info_args info = kfdsvm_info(ctx->bed);
+
+	if (info.num_gpus >= 2 && info.gpus[0].xgmi_hive &&
+	    info.gpus[0].xgmi_hive == info.gpus[1].xgmi_hive)
+		return "turns-xgmi";
+	return "turns-pcie";
+}
+
 /*
  * The kernel of managed-vs-copy and explicit-copy: GPU 0 reads each page
  * and writes it back plus one; then the CPU checks every byte.
@@ -417,6 +549,8 @@ static int workload(struct kfdsvm_ctx *ctx, const char *name,
 		r = prefetch_race(ctx, buf, size);
 	} else if (!strcmp(name, "oversub-sparse")) {
 		r = oversub_sparse(ctx, buf, size);
+	} else if (!strcmp(name, "turns")) {
+		r = turns(ctx, buf, size);
 	} else if (!strcmp(name, "managed-vs-copy")) {
 		r = plus_one(ctx, buf, size, 0);
 	} else if (!strcmp(name, "explicit-copy")) {
@@ -438,15 +572,17 @@ int main(int argc, char **argv)
 {
 	/* reuse last: threads it finds stuck end the process (reuse()). */
 	static const char *const workloads[] = {
-		"stream",	   "sparse",	    "stride",
-		"pingpong",	   "prefetch-race", "oversub-sparse",
-		"managed-vs-copy", "explicit-copy", "reuse"
+		"stream",	   "sparse",
+		"stride",	   "pingpong",
+		"prefetch-race",   "oversub-sparse",
+		"managed-vs-copy", "explicit-copy",
+		"turns",	   "reuse"
 	};
 	struct kfdbed_gpu_stats s0, s1;
 	struct kfdsvm_ctx ctx;
 	unsigned int w;
 	size_t size, align = 2 * MIB;
-	int advised, r;
+	int advised, granularity, r;
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
 		for (w = 0; w < ARRAY_SIZE(workloads); w++)
@@ -476,6 +612,12 @@ int main(int argc, char **argv)
 	while (align < size)
 		align *= 2;
 	advised = !strcmp(argv[1], "advised");
+	granularity = kfd_granularity(argv[1]);
+	if (granularity == -2) {
+		fprintf(stderr,
+			"kfdbed_bench: kfd-gran-SIZE takes 4K, 64K or 2M\n");
+		return 2;
+	}
 	if (kfdsvm_open(&ctx)) {
 		perror("kfdbed_bench: /dev/kfd, /dev/kfdbed");
 		return 1;
@@ -492,6 +634,15 @@ int main(int argc, char **argv)
 
 		if (argc > 3 && strcmp(argv[3], workloads[w]))
 			continue;
+		if (!strcmp(workloads[w], "turns") && ctx.num_gpus < 2) {
+			if (argc > 3) {
+				fprintf(stderr,
+					"kfdbed_bench: turns needs two GPUs (the test bed's num_gpus=2)\n");
+				return 1;
+			}
+			printf("# turns not measured: one GPU\n");
+			continue;
+		}
 		if (oversub) {
 			vram0 = kfdsvm_info(ctx.bed).gpus[0].vram_used;
 			hold = hold_vram(&ctx, OVERSUB_FREE);
@@ -505,6 +656,8 @@ int main(int argc, char **argv)
 		}
 		memset(buf, 0x5a, wsize);
 		r = advised ? advise_remote(buf, wsize) : 0;
+		if (!r && granularity >= 0)
+			r = set_granularity(&ctx, buf, wsize, granularity);
 		if (!r)
 			r = prepare(&ctx, workloads[w], buf, wsize);
 		if (r) {
@@ -512,7 +665,7 @@ int main(int argc, char **argv)
 				workloads[w], argv[1], strerror(-r));
 			return 1;
 		}
-		s0 = kfdsvm_info(ctx.bed).gpus[0];
+		s0 = gpus_sum(&ctx);
 		remote_accesses = 0;
 		reuse_faults = 0;
 		f0 = thread_faults();
@@ -520,7 +673,7 @@ int main(int argc, char **argv)
 		r = workload(&ctx, workloads[w], buf, wsize);
 		ms = now_ms() - t0;
 		cpu_faults = thread_faults() - f0 + reuse_faults;
-		s1 = kfdsvm_info(ctx.bed).gpus[0];
+		s1 = gpus_sum(&ctx);
 		kfdsvm_free(&ctx, buf, wsize);
 		if (hold >= 0) {
 			close(hold);
@@ -534,7 +687,10 @@ int main(int argc, char **argv)
 		to_vram = s1.pages_to_vram - s0.pages_to_vram;
 		to_ram = s1.pages_to_ram - s0.pages_to_ram;
 		printf("%s,%s,%.3f,%llu,%llu,%llu,%llu,%.3f,%llu,%llu,%u\n",
-		       argv[1], workloads[w], ms,
+		       argv[1],
+		       strcmp(workloads[w], "turns") ? workloads[w] :
+						       turns_name(&ctx),
+		       ms,
 		       (unsigned long long)(s1.faults_handled -
 					    s0.faults_handled),
 		       (unsigned long long)(s1.faults_unserved -
