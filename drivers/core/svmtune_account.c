@@ -424,25 +424,47 @@ EXPORT_SYMBOL_GPL(svmtune_account_fragments);
  * svmtune_account_evicted() - record pages moved out of a full device
  * @dev: the device that made room
  * @mm: the address space the pages belong to; its users referenced
- * @addr: an address of the evicted span, for the range counters
+ * @start: first byte of the span evicted (page-aligned)
+ * @end: its end; the pages that moved may be fewer than the span holds
  * @npages: pages moved to system memory
+ *
+ * With the ``thrashing`` knob at remote, the blocks of the span remember
+ * the eviction, so that a fault of @dev that comes back for them within
+ * thrashing_lapse_us maps them remotely instead (svmtune_thrash_fault()):
+ * the device's memory is oversubscribed, and migrating them again would
+ * only evict something else.
  *
  * Never sleeps.
  */
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
-			     unsigned long addr, unsigned long npages)
+			     unsigned long start, unsigned long end,
+			     unsigned long npages)
 {
 	struct svmtune_mm *smm = svmtune_mm_find(mm);
 	struct svmtune_range *range;
+	struct svmtune_params prm;
+	struct svmtune_block *blk;
+	unsigned long index;
+	u64 now;
 
 	if (!smm) {
 		svmtune_count(dev, NULL, NULL, SVMTUNE_CNT_EVICTED_PAGES, npages);
 		return;
 	}
+	svmtune_params_get(&prm);
 	spin_lock(&smm->lock);
-	range = svmtune_range_find(smm, addr);
+	range = svmtune_range_find(smm, start);
 	svmtune_count(dev, smm->counters, range ? range->counters : NULL,
 		      SVMTUNE_CNT_EVICTED_PAGES, npages);
+	if (prm.thrashing == SVMTUNE_THRASHING_REMOTE && end > start) {
+		now = ktime_get_ns();
+		xa_for_each_range(&smm->blocks, index, blk,
+				  start >> SVMTUNE_BLOCK_SHIFT,
+				  (end - 1) >> SVMTUNE_BLOCK_SHIFT) {
+			blk->th.evict_ns = now;
+			blk->th.evict_dev = dev->id;
+		}
+	}
 	spin_unlock(&smm->lock);
 }
 EXPORT_SYMBOL_GPL(svmtune_account_evicted);

@@ -9,7 +9,7 @@
  * to a device, which of those density prefetch brought and the device has
  * not used yet, and the adaptive window. A block is made on the first
  * device fault in it (or the first residency report), lazily, so memory is
- * spent only where devices work: 656 bytes a block on x86-64, 1.3 bytes
+ * spent only where devices work: 672 bytes a block on x86-64, 1.3 bytes
  * per 4 KiB page.
  */
 

@@ -123,8 +123,9 @@ static void svmtune_decide_cut(struct svmtune_decide_state *st,
 /*
  * Stage 4, the action: a CPU fault migrates to system memory; a pinned
  * chunk, a remote or read-mostly range (for a read) or a range preferring
- * another place maps remotely (only the pinned 64 KiB chunk, if pinned: the
- * rest may migrate); anything else migrates to the faulting device.
+ * another place maps remotely (only the run of pinned 64 KiB chunks around
+ * the fault, if pinned: the rest may migrate); anything else migrates to
+ * the faulting device.
  */
 static void svmtune_decide_action(struct svmtune_decide_state *st,
 				  struct svmtune_decision *d)
@@ -143,15 +144,8 @@ static void svmtune_decide_action(struct svmtune_decide_state *st,
 		d->action = SVMTUNE_MAP_REMOTE;
 		d->dest = eff->preferred_loc == SVMTUNE_LOC_UNSET || st->pinned ?
 			  SVMTUNE_LOC_SYSTEM : eff->preferred_loc;
-		if (st->pinned) {
-			unsigned long cs = ALIGN_DOWN(st->addr,
-						      1UL << SVMTUNE_THRASH_CHUNK_SHIFT);
-
-			d->start = max(d->start, cs);
-			d->end = min(d->end, cs + (1UL << SVMTUNE_THRASH_CHUNK_SHIFT));
-			d->fault_start = d->start;
-			d->fault_end = d->end;
-		}
+		if (st->pinned)
+			svmtune_thrash_remote_window(st->blk, st->addr, d);
 		return;
 	}
 	d->action = SVMTUNE_MIGRATE;

@@ -187,6 +187,10 @@ struct svmtune_mm {
  * @throttles: throttle periods per chunk in this epoch
  * @pin_until_ms: per chunk, when its pin ends: svmtune_now_ms() time
  *	(milliseconds, 32 bits: compared as a signed difference)
+ * @evict_ns: when a full device last evicted pages of the block, with the
+ *	``thrashing`` knob at remote (svmtune_note_evicted()); 0 once a
+ *	device fault came back for them (svmtune_thrash_fault())
+ * @evict_dev: the device that evicted them
  */
 struct svmtune_block_thrash {
 	DECLARE_BITMAP(to_dev, SVMTUNE_BLOCK_PAGES);
@@ -201,6 +205,8 @@ struct svmtune_block_thrash {
 	u8 events[SVMTUNE_THRASH_CHUNKS];
 	u8 throttles[SVMTUNE_THRASH_CHUNKS];
 	u32 pin_until_ms[SVMTUNE_THRASH_CHUNKS];
+	u64 evict_ns;
+	u32 evict_dev;
 };
 
 /* ktime_get_ns() in milliseconds, truncated: pin deadlines. */
@@ -642,6 +648,8 @@ unsigned int svmtune_adaptive_start(const struct svmtune_params *prm);
 
 /* svmtune_thrash.c */
 void svmtune_unpin_stop(void);
+void svmtune_thrash_remote_window(const struct svmtune_block *blk,
+				  unsigned long addr, struct svmtune_decision *d);
 void svmtune_thrash_clip(const struct svmtune_block *blk,
 			 unsigned long addr, struct svmtune_decision *d);
 bool svmtune_thrash_fault(struct svmtune_device *dev,

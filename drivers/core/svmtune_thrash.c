@@ -282,6 +282,39 @@ static void svmtune_thrash_detected(struct svmtune_device *dev,
 }
 
 /*
+ * A device fault of @dev came back, within a lapse, to @blk, which @dev
+ * evicted to make room for other data (svmtune_account_evicted()), with
+ * the ``thrashing`` knob at remote: the device's memory is oversubscribed,
+ * and migrating the block again would evict some other block, whose
+ * faults would then evict this one. Pin the whole block for
+ * thrashing_pin_ms, so that @dev's faults map it where it is, one fault
+ * for the whole block (svmtune_decide_action()). This is the engine's
+ * answer to oversubscription (UVM's is to keep evicting): on an MI300X a
+ * 2 MiB block read sparsely costs a GPU fault and 40 microseconds of copy
+ * each time it comes back, against about a microsecond per remote read.
+ */
+static void svmtune_thrash_evicted(struct svmtune_device *dev,
+				   struct svmtune_mm *smm, u64 *range_counters,
+				   struct svmtune_block *blk,
+				   const struct svmtune_params *prm,
+				   unsigned long addr, u64 now)
+{
+	u32 live = svmtune_pins_live(&blk->th, svmtune_ms(now));
+	unsigned int chunk;
+
+	lockdep_assert_held(&smm->lock);
+	blk->th.evict_ns = 0;
+	svmtune_count(dev, smm->counters, range_counters,
+		      SVMTUNE_CNT_THRASHING_DETECTED, 1);
+	for (chunk = 0; chunk < SVMTUNE_THRASH_CHUNKS; chunk++)
+		if (!(live & BIT(chunk)))
+			svmtune_thrash_pin(dev, smm, range_counters, blk, chunk,
+					   now, prm->thrashing_pin_ms);
+	trace_svmtune_thrashing(dev, blk->base, blk->base + SVMTUNE_BLOCK_SIZE,
+				addr, SVMTUNE_THRASH_TRACE_PINNED);
+}
+
+/*
  * Thrashing, per 64 KiB chunk of a 2 MiB block, after NVIDIA UVM's. A
  * fault that reverses a recent migration of its page (a CPU fault on a
  * page a device fault moved less than thrashing_lapse_us ago, or a device
@@ -297,6 +330,10 @@ static void svmtune_thrash_detected(struct svmtune_device *dev,
  *   When the pin ends the remote mappings are torn down
  *   (svmtune_unpin_work), so the next device access faults and may
  *   migrate again.
+ *
+ * With remote, a device fault on a block the same device evicted less
+ * than thrashing_lapse_us ago pins the whole block at once
+ * (svmtune_thrash_evicted()): oversubscription, not a reversal.
  *
  * A quiet second (no event in the block) resets the events and throttle
  * counts: a chunk that thrashes again after that is throttled afresh
@@ -341,6 +378,15 @@ bool svmtune_thrash_fault(struct svmtune_device *dev,
 	if (fault->retried)
 		goto out;
 
+	if (fault->type != SVMTUNE_FAULT_CPU && th->evict_ns &&
+	    th->evict_dev == dev->id && prm->thrashing == SVMTUNE_THRASHING_REMOTE) {
+		if (now - th->evict_ns <= lapse) {
+			svmtune_thrash_evicted(dev, smm, range_counters, blk,
+					       prm, addr, now);
+			goto out;
+		}
+		th->evict_ns = 0;
+	}
 	if (fault->type == SVMTUNE_FAULT_CPU)
 		reversal = test_bit(page, th->to_dev) && now - th->dev_ns <= lapse;
 	else
@@ -414,4 +460,28 @@ void svmtune_thrash_clip(const struct svmtune_block *blk,
 			     ((unsigned long)__ffs(above) << SVMTUNE_THRASH_CHUNK_SHIFT));
 	d->fault_start = max(d->fault_start, d->start);
 	d->fault_end = min(d->fault_end, d->end);
+}
+
+/*
+ * A remote mapping of a pinned chunk: clip @d's window, inside @blk, to
+ * the run of live pinned chunks around @addr's (one chunk for a reversal's
+ * pin, the whole block for an eviction's).
+ */
+void svmtune_thrash_remote_window(const struct svmtune_block *blk,
+				  unsigned long addr, struct svmtune_decision *d)
+{
+	unsigned int chunk = (addr - blk->base) >> SVMTUNE_THRASH_CHUNK_SHIFT;
+	u32 live = svmtune_pins_live(&blk->th, svmtune_ms(ktime_get_ns()));
+	unsigned int first = chunk, last = chunk;
+
+	while (first > 0 && (live & BIT(first - 1)))
+		first--;
+	while (last < SVMTUNE_THRASH_CHUNKS - 1 && (live & BIT(last + 1)))
+		last++;
+	d->start = max(d->start, blk->base +
+		       ((unsigned long)first << SVMTUNE_THRASH_CHUNK_SHIFT));
+	d->end = min(d->end, blk->base +
+		     ((unsigned long)(last + 1) << SVMTUNE_THRASH_CHUNK_SHIFT));
+	d->fault_start = d->start;
+	d->fault_end = d->end;
 }

@@ -33,7 +33,8 @@ static unsigned long svmtune_emu_evict(struct svmtune_emu_device *edev,
 	}
 	mmap_read_unlock(v->mm);
 	svmtune_account(&edev->core, v->mm, NULL, NULL, &result);
-	svmtune_account_evicted(&edev->core, v->mm, v->start, result.to_system);
+	svmtune_account_evicted(&edev->core, v->mm, v->start, v->end,
+				result.to_system);
 	if (waste)
 		svmtune_account_waste(&edev->core, v->mm, v->start, waste);
 	return result.to_system;

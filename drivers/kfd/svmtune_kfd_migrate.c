@@ -620,6 +620,15 @@ int svmtune_kfd_to_ram_exit(struct kretprobe_instance *ri,
 		/* Eviction, prefetch, or a GPU fault's fallback. */
 		result.to_system = moved;
 		svmtune_account(call->dev, call->mm, NULL, NULL, &result);
+		/* TTM made room in the node's VRAM: evicted_pages. */
+		if (call->mig.evicting) {
+			struct svm_range *prange = call->obj;
+
+			svmtune_account_evicted(call->dev, call->mm,
+						prange->start << PAGE_SHIFT,
+						(prange->last + 1) << PAGE_SHIFT,
+						moved);
+		}
 	}
 	return 0;
 }

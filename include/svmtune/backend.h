@@ -323,7 +323,8 @@ void svmtune_note_access(struct svmtune_device *dev, struct mm_struct *mm,
 void svmtune_account_fragments(struct svmtune_device *dev, unsigned int shift,
 				unsigned long npages);
 void svmtune_account_evicted(struct svmtune_device *dev, struct mm_struct *mm,
-			     unsigned long addr, unsigned long npages);
+			     unsigned long start, unsigned long end,
+			     unsigned long npages);
 
 /**
  * struct svmtune_evict - a block of device memory to give up

@@ -2386,6 +2386,86 @@ static void set_thrashing(struct __test_metadata *_metadata, const char *mode,
 }
 
 /*
+ * Oversubscription: the GPU reads T, filling device memory, then N, which
+ * evicts a block of T, and comes back for that block at once. Under the
+ * thrashing knob's default (detect) the fault migrates the block again,
+ * evicting another. At remote, the engine sees a block its device evicted
+ * less than thrashing_lapse_us ago: migrating it would only evict
+ * something else, so it pins the whole block (32 chunks) and the device
+ * maps it where it is, one fault for its 2 MiB, no page moved, and reads
+ * it intact.
+ */
+TEST_F(emu, evicted_block_that_comes_back_maps_remotely_at_remote)
+{
+	const unsigned long nsize = 2 * MIB;
+	struct svmtune_emu_access out;
+	struct svmtune_mitigations m0, m1;
+	unsigned long tsize, b, nblk;
+	char *t, *n, *ref, *got;
+	uint32_t *snap;
+	int pass;
+
+	ASSERT_EQ(0, svmtune_write_sysfs("evict_when_full", "1"));
+	for (pass = 0; pass < 2; pass++) {
+		set_thrashing(_metadata, pass ? "remote" : "detect", "60000");
+		tsize = svmtune_device_free_bytes(self->ctl, self->dev_id) &
+			~(2 * MIB - 1);
+		nblk = tsize / (2 * MIB);
+		t = svmtune_map_aligned(tsize);
+		n = svmtune_map_aligned(nsize);
+		ref = malloc(tsize);
+		got = malloc(tsize);
+		snap = calloc(tsize / PAGE, sizeof(*snap));
+		ASSERT_NE(NULL, t);
+		ASSERT_NE(NULL, n);
+		ASSERT_NE(NULL, ref);
+		ASSERT_NE(NULL, got);
+		ASSERT_NE(NULL, snap);
+		fill_pattern(ref, tsize, 35);
+		memcpy(t, ref, tsize);
+		fill_pattern(n, nsize, 36);
+
+		ASSERT_EQ(0, gpu_access(self->fd, t, tsize, got,
+					SVMTUNE_EMU_READ, &out));
+		EXPECT_EQ(0, out.evicted);
+		ASSERT_EQ(0, gpu_access(self->fd, n, nsize, got,
+					SVMTUNE_EMU_READ, &out));
+		EXPECT_EQ(nsize / PAGE, out.evicted);
+		/* The block of T that left. */
+		ASSERT_EQ(0, emu_snapshot(self->fd, t, tsize, snap));
+		for (b = 0; b < nblk; b++)
+			if (!count_pages(snap + b * 512, 512,
+					 SVMTUNE_EMU_PAGE_DEVICE,
+					 SVMTUNE_EMU_PAGE_DEVICE))
+				break;
+		ASSERT_GT(nblk, b);
+
+		ASSERT_EQ(0, process_mitigations(self->ctl, &m0));
+		memset(got, 0, 2 * MIB);
+		ASSERT_EQ(0, gpu_access(self->fd, t + b * 2 * MIB, 2 * MIB, got,
+					SVMTUNE_EMU_READ, &out));
+		ASSERT_EQ(0, process_mitigations(self->ctl, &m1));
+		EXPECT_EQ(0, memcmp(got, ref + b * 2 * MIB, 2 * MIB))
+		TH_LOG("pass %d", pass);
+		EXPECT_EQ(1, out.faults) TH_LOG("pass %d", pass);
+		if (pass) {
+			EXPECT_EQ(0, out.migrated);
+			EXPECT_EQ(512, out.remote);
+			EXPECT_EQ(32, m1.thrashing_pins - m0.thrashing_pins);
+		} else {
+			EXPECT_EQ(512, out.migrated);
+			EXPECT_EQ(0, out.remote);
+			EXPECT_EQ(0, m1.thrashing_pins - m0.thrashing_pins);
+		}
+		munmap(t, tsize);
+		munmap(n, nsize);
+		free(ref);
+		free(got);
+		free(snap);
+	}
+}
+
+/*
  * detect: G1 C1 G2 C2 G3 C3 reverse five times (every fault but the
  * first); the third reversal marks the range, and counting starts again.
  * Migrations go on as before.
