@@ -29,6 +29,18 @@
  *            8 pages 2 MiB apart (CPU-GPU thrashing)
  *   prefetched  an explicit migration of all of it, then stream
  *   sparse64k   the first 4 KiB of every 64 KiB (UVM's 1 byte per 64 KiB)
+ * and the workloads from users' reports that kfdbed_bench runs on KFD's own
+ * code (Documentation/benchmarks.rst, "Workloads from users' reports"):
+ *   prefetch-race  a thread migrates the buffer to the GPU while the GPU
+ *            reads it in order
+ *   oversub-sparse the oversub buffer, 4 pages 512 KiB apart read in each
+ *            2 MiB, three passes
+ *   managed-vs-copy the GPU reads each page and writes it back plus one,
+ *            then the CPU checks every byte; explicit-copy the same with
+ *            the buffer migrated to the GPU before and back after
+ *   reuse    the GPU reads all of it (before the measurement), then 8 CPU
+ *            threads write it, an eighth each, a page at a time
+ * (kfdbed_bench's turns needs two GPUs: the emulated machine here has one.)
  * After the table, UVM's three ratios measured on an H200
  * (shared/notes/policy-anchors.md) against svmtune's, from the modeled
  * time: fault-driven sequential throughput / explicit prefetch (stream
@@ -71,6 +83,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,6 +373,106 @@ static int streams(int emu, char *buf, unsigned long size, unsigned int n,
 	return ret;
 }
 
+/* An explicit migration of [@buf, @buf + @size) to @dest. */
+static int emu_migrate(int emu, char *buf, unsigned long size, __u32 dest)
+{
+	struct svmtune_emu_migrate m;
+
+	memset(&m, 0, sizeof(m));
+	m.addr = (uintptr_t)buf;
+	m.size = size;
+	m.dest = dest;
+	return ioctl(emu, SVMTUNE_EMU_IOC_MIGRATE, &m) ? -errno : 0;
+}
+
+/* prefetch-race's thread: the migration racing the GPU's reads. */
+struct race {
+	int emu;
+	char *buf;
+	unsigned long size;
+	int ret;
+};
+
+static void *race_prefetch(void *arg)
+{
+	struct race *r = arg;
+
+	r->ret = emu_migrate(r->emu, r->buf, r->size, SVMTUNE_EMU_TO_DEVICE);
+	return NULL;
+}
+
+/* reuse: the CPU threads, each writing its slice a page at a time. */
+#define REUSE_THREADS 8
+
+struct reuse_slice {
+	char *start;
+	unsigned long size;
+};
+
+static void *reuse_write(void *arg)
+{
+	struct reuse_slice *sl = arg;
+	unsigned long i;
+
+	for (i = 0; i < sl->size; i += PAGE)
+		memset(sl->start + i, 0xa5, PAGE);
+	return NULL;
+}
+
+static int reuse_threads(char *buf, unsigned long size)
+{
+	unsigned long each = size / REUSE_THREADS, i;
+	struct reuse_slice sl[REUSE_THREADS];
+	pthread_t t[REUSE_THREADS];
+	int n, started = 0;
+
+	for (n = 0; n < REUSE_THREADS; n++) {
+		sl[n].start = buf + n * each;
+		sl[n].size = n == REUSE_THREADS - 1 ? size - n * each : each;
+		if (pthread_create(&t[n], NULL, reuse_write, &sl[n]))
+			break;
+		started++;
+	}
+	for (n = 0; n < started; n++)
+		pthread_join(t[n], NULL);
+	if (started < REUSE_THREADS)
+		return -EAGAIN;
+	for (i = 0; i < size; i++)
+		if (buf[i] != (char)0xa5)
+			return -EIO;
+	return 0;
+}
+
+/*
+ * managed-vs-copy's kernel (@explicit: explicit-copy's, the buffer
+ * migrated to the GPU before and back after): the GPU reads each page
+ * and writes it back plus one, then the CPU checks every byte.
+ */
+static int plus_one(int emu, char *buf, unsigned long size, char *tmp,
+		    struct gpu_use *use, int explicit)
+{
+	unsigned long i, j;
+	int ret = 0;
+
+	if (explicit)
+		ret = emu_migrate(emu, buf, size, SVMTUNE_EMU_TO_DEVICE);
+	for (i = 0; i < size && !ret; i += PAGE) {
+		ret = gpu_read(emu, buf + i, PAGE, tmp, use);
+		for (j = 0; j < PAGE && !ret; j++)
+			ret = tmp[j] == 0x5a ? 0 : -EIO;
+		if (ret)
+			break;
+		memset(tmp, 0x5b, PAGE);
+		ret = gpu_access(emu, buf + i, PAGE, tmp, SVMTUNE_EMU_WRITE,
+				 use);
+	}
+	if (explicit && !ret)
+		ret = emu_migrate(emu, buf, size, SVMTUNE_EMU_TO_SYSTEM);
+	for (i = 0; i < size && !ret; i++)
+		ret = buf[i] == 0x5b ? 0 : -EIO;
+	return ret;
+}
+
 /*
  * The workload's GPU and CPU accesses on @buf of @size bytes, with @tmp
  * (2 MiB) for the data; 0 or -errno.
@@ -367,7 +480,7 @@ static int streams(int emu, char *buf, unsigned long size, unsigned int n,
 static int workload(int emu, const char *name, char *buf, unsigned long size,
 		    char *tmp, struct gpu_use *use)
 {
-	unsigned long i, npages = size / PAGE, half = size / 2;
+	unsigned long i, j, npages = size / PAGE, half = size / 2;
 	unsigned int seed = 7;
 	int ret = 0, r;
 
@@ -450,6 +563,29 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 	} else if (!strcmp(name, "sparse64k")) {
 		for (i = 0; i < size && !ret; i += 64 * 1024)
 			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
+	} else if (!strcmp(name, "prefetch-race")) {
+		struct race rc = { emu, buf, size, 0 };
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, race_prefetch, &rc))
+			return -EAGAIN;
+		for (i = 0; i < size && !ret; i += PAGE)
+			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
+		pthread_join(t, NULL);
+		ret = ret ? ret : rc.ret;
+	} else if (!strcmp(name, "oversub-sparse")) {
+		for (r = 0; r < 3; r++)
+			for (i = 0; i + 2 * MIB <= size && !ret; i += 2 * MIB)
+				for (j = 0; j < 2 * MIB && !ret;
+				     j += 512 * 1024)
+					ret = gpu_read(emu, buf + i + j, PAGE,
+						       tmp, use);
+	} else if (!strcmp(name, "managed-vs-copy")) {
+		ret = plus_one(emu, buf, size, tmp, use, 0);
+	} else if (!strcmp(name, "explicit-copy")) {
+		ret = plus_one(emu, buf, size, tmp, use, 1);
+	} else if (!strcmp(name, "reuse")) {
+		ret = reuse_threads(buf, size);
 	} else {
 		for (r = 0; r < pingpong_rounds && !ret; r++)
 			for (i = 0; i < pingpong_pages && !ret; i++) {
@@ -468,9 +604,11 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 		   struct result *res)
 {
-	/* The oversubscribed loop's buffer: 1.5 times the device memory. */
-	unsigned long size = strcmp(name, "oversub") ? buf_size :
-						       device_mem / 2 * 3;
+	/* The oversubscribed loops' buffer: 1.5 times the device memory. */
+	unsigned long size = strcmp(name, "oversub") &&
+					     strcmp(name, "oversub-sparse") ?
+				     buf_size :
+				     device_mem / 2 * 3;
 	struct svmtune_counters before, after;
 	struct svmtune_mitigations mb = { 0 }, ma = { 0 };
 	uint64_t *b = (uint64_t *)&before, *a = (uint64_t *)&after;
@@ -497,6 +635,18 @@ static int measure(int emu, int ctl, const char *name, const struct policy *pol,
 		if (ioctl(ctl, SVMTUNE_IOC_SET_POLICY, &rp)) {
 			munmap(buf, size);
 			return -errno;
+		}
+	}
+	/* reuse's GPU phase, not measured: the buffer in device memory. */
+	if (!strcmp(name, "reuse")) {
+		struct gpu_use unused = { 0 };
+
+		for (i = 0; i < size; i += 2 * MIB) {
+			ret = gpu_read(emu, buf + i, 2 * MIB, tmp, &unused);
+			if (ret) {
+				munmap(buf, size);
+				return ret;
+			}
 		}
 	}
 	if (svmtune_tool_stats(ctl, &before, &mb)) {
@@ -952,11 +1102,24 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const char *const workloads[] = {
-		"stream",   "streams2",	  "streams8", "random", "sparse",
-		"stride",   "tlb",	  "stencil",  "spmv",	"oversub",
-		"pingpong", "prefetched", "sparse64k"
-	};
+	static const char *const workloads[] = { "stream",
+						 "streams2",
+						 "streams8",
+						 "random",
+						 "sparse",
+						 "stride",
+						 "tlb",
+						 "stencil",
+						 "spmv",
+						 "oversub",
+						 "pingpong",
+						 "prefetched",
+						 "sparse64k",
+						 "prefetch-race",
+						 "oversub-sparse",
+						 "managed-vs-copy",
+						 "explicit-copy",
+						 "reuse" };
 	static const char *const knobs[] = { "policy",
 					     "granularity",
 					     "thrashing",
