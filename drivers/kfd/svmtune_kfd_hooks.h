@@ -44,6 +44,8 @@ static inline void svmtune_kfd_count(enum svmtune_kfd_stat stat, u64 n)
  * @unknown_node: the engine could not be asked: no device for the node yet
  * @declined: the migration to VRAM was declined (mapped remotely)
  * @filtered: the retry filter looked at the fault's range
+ * @begin_ns: a CPU fault's start (svm_migrate_to_ram()'s entry), until
+ *	its migration began (then 0): its wait for KFD's locks
  * @adev: a GPU fault's amdgpu device
  * @ts: a GPU fault's interrupt timestamp (svm_range_restore_pages()'s ts)
  * @pasid: a GPU fault's PASID
@@ -76,6 +78,7 @@ struct svmtune_kfd_fault {
 	bool unknown_node;
 	bool declined;
 	bool filtered;
+	u64 begin_ns;
 	struct amdgpu_device *adev;
 	u64 ts;
 	u32 pasid;

@@ -524,6 +524,8 @@ static const char * const svmtune_kfd_stat_names[SVMTUNE_KFD_NR_STATS] = {
 	[SVMTUNE_KFD_VRAM_COUNT_FIXED] = "vram_count_fixed",
 	[SVMTUNE_KFD_VRAM_COUNT_UNFIXED] = "vram_count_unfixed",
 	[SVMTUNE_KFD_VRAM_EVICT_STAYED] = "vram_evict_stayed",
+	[SVMTUNE_KFD_CPU_FAULTS_MIGRATED] = "cpu_faults_migrated",
+	[SVMTUNE_KFD_CPU_FAULT_LOCK_WAIT_NS] = "cpu_fault_lock_wait_ns",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,

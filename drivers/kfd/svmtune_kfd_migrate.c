@@ -77,6 +77,18 @@ static struct svmtune_kfd_fault *svmtune_kfd_cpu_decide(struct svmtune_kfd_hook 
 	if ((u32)svmtune_kfd_arg(regs, SVMTUNE_KFD_TO_RAM_ARG_TRIGGER) !=
 	    KFD_MIGRATE_TRIGGER_PAGEFAULT_CPU || slot->fault.type != SVMTUNE_FAULT_CPU)
 		return NULL;
+	/*
+	 * From svm_migrate_to_ram()'s entry to here KFD looked the process
+	 * and range up and took svms->lock, then the range's migrate_mutex:
+	 * under host threads faulting together, the wait for those locks
+	 * (ROCm's rocm-libraries pull 12323: mutex_spin_on_owner).
+	 */
+	if (slot->begin_ns) {
+		svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULT_LOCK_WAIT_NS,
+				  ktime_get_ns() - slot->begin_ns);
+		svmtune_kfd_count(SVMTUNE_KFD_CPU_FAULTS_MIGRATED, 1);
+		slot->begin_ns = 0;
+	}
 	if (slot->decided)
 		return slot;
 	if (!svmtune_kfd_from_caller(hook, ret))
@@ -654,6 +666,7 @@ int svmtune_kfd_cpu_fault_entry(struct kretprobe_instance *ri,
 	call->mm = vmf->vma->vm_mm;
 	slot->fault.addr = vmf->address & PAGE_MASK;
 	slot->fault.write = !!(vmf->flags & FAULT_FLAG_WRITE);
+	slot->begin_ns = ktime_get_ns();
 	svmtune_kfd_attach_later(call->mm);
 	return 0;
 }

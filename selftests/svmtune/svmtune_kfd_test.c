@@ -498,6 +498,11 @@ TEST_F(kfd, stats_format)
 		"cpu_faults_not_migrated",
 		"faults_on_unknown_nodes",
 		"contiguous_requested",
+		"vram_count_fixed",
+		"vram_count_unfixed",
+		"vram_evict_stayed",
+		"cpu_faults_migrated",
+		"cpu_fault_lock_wait_ns",
 	};
 	char buf[4096], *line, *next;
 	unsigned int i, n = 0;
