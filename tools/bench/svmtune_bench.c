@@ -40,7 +40,9 @@
  *            the buffer migrated to the GPU before and back after
  *   reuse    the GPU reads all of it (before the measurement), then 8 CPU
  *            threads write it, an eighth each, a page at a time
- * (kfdbed_bench's turns needs two GPUs: the emulated machine here has one.)
+ *   turns    GPU 0, GPU 1 (svmtune_emu1: tools/bench/run loads two
+ *            emulated GPUs) and the CPU take turns, each reading every
+ *            page, checking it and writing it back plus one, three rounds
  * After the table, UVM's three ratios measured on an H200
  * (shared/notes/policy-anchors.md) against svmtune's, from the modeled
  * time: fault-driven sequential throughput / explicit prefetch (stream
@@ -373,6 +375,43 @@ static int streams(int emu, char *buf, unsigned long size, unsigned int n,
 	return ret;
 }
 
+/* The second emulated GPU, for turns, or -1. */
+static int emu1 = -1;
+
+/*
+ * turns: GPU 0 (@emu), GPU 1 (emu1) and the CPU take turns, three rounds:
+ * each reads every page, checks it holds the number of turns so far, and
+ * writes it back plus one.
+ */
+static int turns(int emu, char *buf, unsigned long size, char *tmp,
+		 struct gpu_use *use)
+{
+	unsigned int turn;
+	unsigned long i, j;
+	int ret = emu1 < 0 ? -ENODEV : 0;
+
+	memset(buf, 0, size);
+	for (turn = 0; turn < 9 && !ret; turn++) {
+		int fd = turn % 3 == 0 ? emu : emu1;
+
+		for (i = 0; i < size && !ret; i += PAGE) {
+			char *data = turn % 3 == 2 ? buf + i : tmp;
+
+			if (turn % 3 != 2)
+				ret = gpu_read(fd, buf + i, PAGE, tmp, use);
+			for (j = 0; j < PAGE && !ret; j++)
+				ret = data[j] == (char)turn ? 0 : -EIO;
+			if (ret)
+				break;
+			memset(data, turn + 1, PAGE);
+			if (turn % 3 != 2)
+				ret = gpu_access(fd, buf + i, PAGE, tmp,
+						 SVMTUNE_EMU_WRITE, use);
+		}
+	}
+	return ret;
+}
+
 /* An explicit migration of [@buf, @buf + @size) to @dest. */
 static int emu_migrate(int emu, char *buf, unsigned long size, __u32 dest)
 {
@@ -586,6 +625,8 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 		ret = plus_one(emu, buf, size, tmp, use, 1);
 	} else if (!strcmp(name, "reuse")) {
 		ret = reuse_threads(buf, size);
+	} else if (!strcmp(name, "turns")) {
+		ret = turns(emu, buf, size, tmp, use);
 	} else {
 		for (r = 0; r < pingpong_rounds && !ret; r++)
 			for (i = 0; i < pingpong_pages && !ret; i++) {
@@ -1119,7 +1160,8 @@ int main(int argc, char **argv)
 						 "oversub-sparse",
 						 "managed-vs-copy",
 						 "explicit-copy",
-						 "reuse" };
+						 "reuse",
+						 "turns" };
 	static const char *const knobs[] = { "policy",
 					     "granularity",
 					     "thrashing",
@@ -1172,6 +1214,7 @@ int main(int argc, char **argv)
 		perror("svmtune_bench: open /dev/svmtune_emu0 or /dev/svmtune");
 		return 1;
 	}
+	emu1 = open("/dev/svmtune_emu1", O_RDWR);
 	device_mem = svmtune_tool_device_mem(ctl, "svmtune_emu0");
 	if (device_mem < 2 * MIB) {
 		fprintf(stderr,
