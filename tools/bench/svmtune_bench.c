@@ -589,14 +589,7 @@ static int workload(int emu, const char *name, char *buf, unsigned long size,
 				ret = gpu_read(emu, buf + i, 64 * 1024, tmp,
 					       use);
 	} else if (!strcmp(name, "prefetched")) {
-		struct svmtune_emu_migrate m;
-
-		memset(&m, 0, sizeof(m));
-		m.addr = (uintptr_t)buf;
-		m.size = size;
-		m.dest = SVMTUNE_EMU_TO_DEVICE;
-		if (ioctl(emu, SVMTUNE_EMU_IOC_MIGRATE, &m))
-			return -errno;
+		ret = emu_migrate(emu, buf, size, SVMTUNE_EMU_TO_DEVICE);
 		for (i = 0; i < size && !ret; i += PAGE)
 			ret = gpu_read(emu, buf + i, PAGE, tmp, use);
 	} else if (!strcmp(name, "sparse64k")) {
